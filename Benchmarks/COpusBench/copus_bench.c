@@ -1,0 +1,1 @@
+#include "copus_bench.h"

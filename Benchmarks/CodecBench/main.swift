@@ -1,0 +1,1 @@
+print("CodecBench: not yet written")

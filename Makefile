@@ -1,0 +1,27 @@
+# PolyVoice for Linux. Each main target runs scripts/setup.sh first, so one
+# command does all set-up on a fresh Debian 12 machine with the Swift toolchain.
+.PHONY: setup build lint format test demo bench fuzz clean
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	@bash scripts/build.sh
+
+lint:
+	swift format lint --strict --recursive --configuration .swift-format Package.swift Sources Tests Benchmarks Samples
+
+format:
+	swift format format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Benchmarks Samples
+
+test: setup lint
+	@bash scripts/test.sh
+
+demo: setup
+	@bash scripts/demo.sh
+
+bench: setup
+	@bash scripts/bench.sh
+
+clean:
+	rm -rf .build out

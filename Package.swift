@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// PolyVoice for Linux: live two-way voice calls from Linux to AI voice agents.
+import PackageDescription
+
+let package = Package(
+    name: "PolyVoice",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "PolyVoice", targets: ["PolyVoice"]),
+        .library(name: "PolyVoiceBridge", targets: ["PolyVoiceBridge"]),
+        .executable(name: "polyvoice", targets: ["PolyVoiceCLI"]),
+    ],
+    targets: [
+        // MARK: C system libraries (Debian packages) with small shims for macros and variadics.
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(
+            name: "CPortAudio", pkgConfig: "portaudio-2.0", providers: [.apt(["portaudio19-dev", "libasound2-dev"])]),
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+
+        // MARK: Layers (lower never imports higher).
+        .target(name: "PolyAudio", dependencies: ["COpus", "CSpeexDSP", "CPortAudio"]),
+        .target(name: "PolyMedia", dependencies: ["PolyAudio", "CSRTP"]),
+        .target(name: "PolyNet", dependencies: ["PolyMedia", "COpenSSL"]),
+        .target(name: "PolySignaling", dependencies: ["PolyNet", "CWebSockets"]),
+        .target(name: "PolyVoice", dependencies: ["PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
+        .target(name: "PolyVoiceBridge", dependencies: ["PolyVoice", "CWebSockets"]),
+        .target(name: "PolyVoiceTesting", dependencies: ["PolyAudio", "PolyMedia", "PolyNet"]),
+        .executableTarget(name: "PolyVoiceCLI", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
+
+        // MARK: Tests mirror the targets.
+        .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio"], resources: []),
+        .testTarget(name: "PolyMediaTests", dependencies: ["PolyMedia", "PolyVoiceTesting"]),
+        .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
+        .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling"]),
+        .testTarget(name: "PolyVoiceTests", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
+        .testTarget(name: "PolyVoiceBridgeTests", dependencies: ["PolyVoiceBridge", "PolyVoice"]),
+        .testTarget(name: "CLITests", dependencies: []),
+
+        // MARK: Benchmarks (run by `make bench`; each prints figures and ratios against an in-process baseline).
+        .target(name: "COpusBench", path: "Benchmarks/COpusBench"),
+        .executableTarget(
+            name: "CodecBench", dependencies: ["PolyAudio", "COpusBench"], path: "Benchmarks/CodecBench"),
+    ]
+)

@@ -1,0 +1,1 @@
+// PolyAudio — see docs/ARCHITECTURE.md for what this layer holds.

@@ -1,0 +1,1 @@
+// PolyMedia — see docs/ARCHITECTURE.md for what this layer holds.

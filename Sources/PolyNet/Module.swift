@@ -1,0 +1,1 @@
+// PolyNet — see docs/ARCHITECTURE.md for what this layer holds.

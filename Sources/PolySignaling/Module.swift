@@ -1,0 +1,1 @@
+// PolySignaling — see docs/ARCHITECTURE.md for what this layer holds.

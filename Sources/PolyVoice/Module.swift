@@ -1,0 +1,1 @@
+// PolyVoice — see docs/ARCHITECTURE.md for what this layer holds.

@@ -1,0 +1,1 @@
+// PolyVoiceBridge — see docs/ARCHITECTURE.md for what this layer holds.

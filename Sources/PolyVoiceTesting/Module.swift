@@ -1,0 +1,1 @@
+// PolyVoiceTesting — see docs/ARCHITECTURE.md for what this layer holds.

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs every benchmark in release mode; each prints its figures and ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release 2>&1 | grep -vE 'prohibited flag|^\[[0-9]+/[0-9]+\]' || true
+for bench in CodecBench; do
+  echo "== $bench"
+  ".build/release/$bench"
+done
