@@ -21,17 +21,19 @@ let package = Package(
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
 
         // MARK: Layers (lower never imports higher).
-        .target(name: "PolyAudio", dependencies: ["COpus", "CSpeexDSP", "CPortAudio"]),
+        .target(name: "PolyCore"),
+        .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio"]),
         .target(name: "PolyMedia", dependencies: ["PolyAudio", "CSRTP"]),
         .target(name: "PolyNet", dependencies: ["PolyMedia", "COpenSSL"]),
         .target(name: "PolySignaling", dependencies: ["PolyNet", "CWebSockets"]),
         .target(name: "PolyVoice", dependencies: ["PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
         .target(name: "PolyVoiceBridge", dependencies: ["PolyVoice", "CWebSockets"]),
-        .target(name: "PolyVoiceTesting", dependencies: ["PolyAudio", "PolyMedia", "PolyNet"]),
+        .target(name: "PolyVoiceTesting", dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet"]),
         .executableTarget(name: "PolyVoiceCLI", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
 
         // MARK: Tests mirror the targets.
-        .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio"], resources: []),
+        .testTarget(name: "PolyCoreTests", dependencies: ["PolyCore"]),
+        .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio"]),
         .testTarget(name: "PolyMediaTests", dependencies: ["PolyMedia", "PolyVoiceTesting"]),
         .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling"]),
