@@ -1,1 +1,0 @@
-// PolyAudio — see docs/ARCHITECTURE.md for what this layer holds.
