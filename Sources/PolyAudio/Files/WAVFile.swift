@@ -55,7 +55,7 @@ public struct WAVFile: Sendable, Equatable {
         var output = resampler.process(mono.samples)
         output += resampler.flush()
         // Drop the filter's delay so the result lines up with the input and has its length.
-        let delay = resampler.inputLatency * 48000 / sampleRate
+        let delay = resampler.outputLatency
         let length = samplesPerChannel * 48000 / sampleRate
         return Array(output.dropFirst(delay).prefix(length))
     }

@@ -19,6 +19,9 @@ public final class Resampler: @unchecked Sendable {
     public let outputRate: Int
     public let channels: Int
     private let state: OpaquePointer
+    /// Samples per channel taken in and given out since creation or `reset()` (to size the flush).
+    private var consumedTotal = 0
+    private var producedTotal = 0
 
     /// `quality` 0...10 (speexdsp's scale; 5 is its desktop default, 3 its VoIP default).
     public init(from inputRate: Int, to outputRate: Int, channels: Int = 1, quality: Int = 5) throws(ResamplerError) {
@@ -47,6 +50,11 @@ public final class Resampler: @unchecked Sendable {
     /// Samples per channel of input the filter holds back (emitted by `flush`).
     public var inputLatency: Int { Int(speex_resampler_get_input_latency(state)) }
 
+    /// The filter's delay in output samples per channel: output sample `n + outputLatency`
+    /// corresponds to input time `n`. After `flush`, a stream of `k` input samples has given
+    /// `ceil(k × outputRate / inputRate) + outputLatency` output samples.
+    public var outputLatency: Int { Int(speex_resampler_get_output_latency(state)) }
+
     /// Enough output room (per channel) for `inputSamples` samples per channel of input.
     public func outputCapacity(forInput inputSamples: Int) -> Int {
         (inputSamples * outputRate + inputRate - 1) / inputRate + 8
@@ -61,6 +69,8 @@ public final class Resampler: @unchecked Sendable {
         var outLength = UInt32(output.count / channels)
         guard let source = input.baseAddress, let destination = output.baseAddress, inLength > 0 else { return (0, 0) }
         _ = speex_resampler_process_interleaved_int(state, source, &inLength, destination, &outLength)
+        consumedTotal += Int(inLength)
+        producedTotal += Int(outLength)
         return (Int(inLength), Int(outLength))
     }
 
@@ -72,6 +82,8 @@ public final class Resampler: @unchecked Sendable {
         var outLength = UInt32(output.count / channels)
         guard let source = input.baseAddress, let destination = output.baseAddress, inLength > 0 else { return (0, 0) }
         _ = speex_resampler_process_interleaved_float(state, source, &inLength, destination, &outLength)
+        consumedTotal += Int(inLength)
+        producedTotal += Int(outLength)
         return (Int(inLength), Int(outLength))
     }
 
@@ -81,20 +93,27 @@ public final class Resampler: @unchecked Sendable {
     /// Resamples a whole block of Float (convenience; allocates).
     public func process(_ input: [Float]) -> [Float] { run(input) { self.process($0, into: $1) } }
 
-    /// The tail still inside the filter, as Int16 (feeds silence through it). Call once at the end.
-    public func flush(_ type: Int16.Type = Int16.self) -> [Int16] { process(flushInput()) }
+    /// The tail still inside the filter, as Int16 (feeds silence through it). Call once at the end;
+    /// the stream may then be continued only after `reset()`.
+    public func flush(_ type: Int16.Type = Int16.self) -> [Int16] { drain { process($0) } }
 
     /// The tail still inside the filter, as Float.
-    public func flush(_ type: Float.Type) -> [Float] { process(flushInput()) }
+    public func flush(_ type: Float.Type) -> [Float] { drain { process($0) } }
 
     /// Forgets the stream (as after creation).
     public func reset() {
         _ = speex_resampler_reset_mem(state)
+        consumedTotal = 0
+        producedTotal = 0
     }
 
-    private func flushInput<S: PCMSample>() -> [S] {
-        // The filter's delay in input samples, a few more so rounding cannot cut the last sample.
-        [S](repeating: .zero, count: (inputLatency + 2) * channels)
+    private func drain<S: PCMSample>(_ step: ([S]) -> [S]) -> [S] {
+        let wanted = (consumedTotal * outputRate + inputRate - 1) / inputRate + outputLatency
+        let missing = wanted - producedTotal
+        guard missing > 0 else { return [] }
+        // Silence through the filter pushes the held-back input out; a few extra samples cover rounding.
+        let tail = step([S](repeating: .zero, count: (inputLatency + 4) * channels))
+        return Array(tail.prefix(missing * channels))
     }
 
     private func run<S: PCMSample>(
