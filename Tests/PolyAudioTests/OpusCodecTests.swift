@@ -22,8 +22,8 @@ func opusRoundTrip(_ pcm: [Int16], settings: OpusEncoderSettings) throws -> (out
         let (output, lookahead) = try opusRoundTrip(sine, settings: OpusEncoderSettings())
         #expect(lookahead > 0 && lookahead < 960)
         #expect(output.count == 48000)
-        // Skip the first 100 ms (encoder start-up); remove the codec delay (lookahead, refined by ±16).
-        let lag = TestSignals.bestLag(sine, output, around: lookahead, within: 16, from: 4800, count: 40000)
+        // Skip the first 100 ms (encoder start-up); remove the codec delay (lookahead, refined by ±8).
+        let lag = TestSignals.bestLag(sine, output, around: lookahead, within: 8, from: 4800, count: 40000)
         let reference = sine[4800..<44800]
         let decoded = output[(4800 + lag)..<(44800 + lag)]
         let snr = TestSignals.snr(reference, decoded)

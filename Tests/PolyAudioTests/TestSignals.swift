@@ -61,14 +61,15 @@ enum TestSignals {
         (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
     }
 
-    /// The delay of `output` against `reference` (within `around ± within`) that correlates best.
+    /// The delay of `output` against `reference` (within `around ± within`) that correlates best,
+    /// judged on at most one second from `start`.
     static func bestLag(
         _ reference: [Int16], _ output: [Int16], around: Int, within: Int, from start: Int, count: Int
     ) -> Int {
-        let lags = max(0, around - within)...(around + within)
-        return lags.max { a, b in
-            correlation(reference[start..<(start + count)], output[(start + a)..<(start + a + count)])
-                < correlation(reference[start..<(start + count)], output[(start + b)..<(start + b + count)])
-        }!
+        let window = min(count, 48000)
+        let scores = (max(0, around - within)...(around + within)).map { lag in
+            (lag, correlation(reference[start..<(start + window)], output[(start + lag)..<(start + lag + window)]))
+        }
+        return scores.max { $0.1 < $1.1 }!.0
     }
 }
