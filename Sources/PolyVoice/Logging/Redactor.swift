@@ -90,10 +90,11 @@ private struct PatternRule: Sendable {
                 continue
             }
             var j = i + key.count
-            // Skip the rest of a longer key ("token" in "tokens" does not match, "token\"" does).
+            // Key-value keys need ':' or '=' among the next few separator characters
+            // ("token\": \"v\"" and "token=v" match; "tokens left" does not).
             if needsSeparator {
                 var sawSeparator = false
-                while j < chars.count, Self.separatorChars.contains(chars[j]), j - (i + key.count) < 4 {
+                while j < chars.count, Self.separatorChars.contains(chars[j]), j - (i + key.count) < 6 {
                     if chars[j] == ":" || chars[j] == "=" { sawSeparator = true }
                     j += 1
                 }
