@@ -1,0 +1,59 @@
+// Opus settings for the microphone stream, with voice-call defaults.
+
+/// How the microphone is encoded. Defaults: 48 kHz mono, 20 ms frames, 32 kbps VBR, in-band FEC on, DTX off.
+public struct CodecSettings: Hashable, Sendable {
+    /// Encoder sample rate: 8000, 12000, 16000, 24000 or 48000 Hz (RTP always advertises opus/48000/2).
+    public var sampleRate: Int
+    /// 1 (mono) or 2 (stereo).
+    public var channels: Int
+    /// Frame length in milliseconds: 10, 20, 40 or 60.
+    public var frameMilliseconds: Int
+    /// Target bitrate in bit/s (6000...510000).
+    public var bitrate: Int
+    /// Variable bitrate.
+    public var variableBitrate: Bool
+    /// Opus in-band forward error correction (the receiver recovers a lost frame from the next one).
+    public var forwardErrorCorrection: Bool
+    /// Discontinuous transmission: fewer packets during silence.
+    public var discontinuousTransmission: Bool
+    /// Loss the encoder plans FEC for, in percent (0...100); FEC needs it above 0.
+    public var expectedLossPercent: Int
+
+    public init(
+        sampleRate: Int = 48_000, channels: Int = 1, frameMilliseconds: Int = 20, bitrate: Int = 32_000,
+        variableBitrate: Bool = true, forwardErrorCorrection: Bool = true, discontinuousTransmission: Bool = false,
+        expectedLossPercent: Int = 10
+    ) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.frameMilliseconds = frameMilliseconds
+        self.bitrate = bitrate
+        self.variableBitrate = variableBitrate
+        self.forwardErrorCorrection = forwardErrorCorrection
+        self.discontinuousTransmission = discontinuousTransmission
+        self.expectedLossPercent = expectedLossPercent
+    }
+
+    /// Samples per channel in one frame.
+    public var samplesPerFrame: Int { sampleRate * frameMilliseconds / 1000 }
+
+    /// Throws `.invalidConfiguration` naming the bad field ("codec.<name>").
+    public func validate() throws(PolyError) {
+        func check(_ ok: Bool, _ field: String, _ reason: String) throws(PolyError) {
+            if !ok { throw .invalidConfiguration(field: "codec.\(field)", reason: reason) }
+        }
+        try check([8_000, 12_000, 16_000, 24_000, 48_000].contains(sampleRate), "sampleRate", "must be an Opus rate")
+        try check((1...2).contains(channels), "channels", "must be 1 or 2")
+        try check([10, 20, 40, 60].contains(frameMilliseconds), "frameMilliseconds", "must be 10, 20, 40 or 60")
+        try check((6_000...510_000).contains(bitrate), "bitrate", "must be in 6000...510000")
+        try check((0...100).contains(expectedLossPercent), "expectedLossPercent", "must be in 0...100")
+    }
+}
+
+/// Echo cancellation, noise suppression and gain control on the microphone.
+public enum AudioProcessing: Hashable, Sendable {
+    case on
+    case off
+    /// On for physical devices (speaker + mic), off for files, app buffers and null I/O.
+    case auto
+}

@@ -1,0 +1,20 @@
+// One second of call statistics, as the quality monitor consumes them.
+
+/// The figures of one one-second statistics sample.
+public struct QualitySample: Hashable, Sendable {
+    /// Round-trip time from RTCP (or STUN consent); nil until the first measurement.
+    public var rtt: Duration?
+    /// Inbound interarrival jitter.
+    public var jitter: Duration
+    /// Inbound packets lost in this second divided by those expected, 0…1.
+    public var lossFraction: Double
+    /// Microphone level in dBFS; nil while muted or when there is no capture device.
+    public var inputLevelDBFS: Double?
+
+    public init(rtt: Duration?, jitter: Duration, lossFraction: Double, inputLevelDBFS: Double?) {
+        self.rtt = rtt
+        self.jitter = jitter
+        self.lossFraction = lossFraction
+        self.inputLevelDBFS = inputLevelDBFS
+    }
+}
