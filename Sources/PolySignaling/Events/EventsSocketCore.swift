@@ -1,0 +1,149 @@
+// The libwebsockets side of EventsSocket (service thread only, except `enqueue`).
+import CWebSockets
+import Foundation
+import Synchronization
+
+enum EventsCommand: Sendable {
+    case close(WebSocketClose)
+    case failed(String)
+}
+
+final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
+    // @unchecked: `inbox` is synchronised; `loop` and the C strings are written before the service
+    // thread starts; everything else is touched only on the service thread.
+    var loop: LWSLoop?
+    private let continuation: AsyncStream<EventsSocket.Update>.Continuation
+    private let inbox = Mutex<[EventsCommand]>([])
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    private let retryPolicy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
+
+    private var wsi: OpaquePointer?
+    private var outbox: [String]
+    private var assembler: MessageAssembler
+    private var closeRequest: WebSocketClose?
+    private var peerClose: WebSocketClose?
+    private var localClose: WebSocketClose?
+    private var finished = false
+
+    init(firstFrame: String, continuation: AsyncStream<EventsSocket.Update>.Continuation, maxMessageBytes: Int) {
+        self.continuation = continuation
+        outbox = [firstFrame]
+        assembler = MessageAssembler(limit: maxMessageBytes)
+        retryPolicy.initialize(to: lws_retry_bo_t())
+    }
+
+    deinit {
+        strings.forEach { free($0) }
+        retryPolicy.deallocate()
+    }
+
+    func enqueue(_ command: EventsCommand) {
+        inbox.withLock { $0.append(command) }
+        loop?.wake()
+    }
+
+    /// Starts the client connection (before the service thread runs). False if lws refused at once.
+    func connect(target: EventsTarget, sslFlags: Int32, pingSeconds: UInt16, hangupSeconds: UInt16) -> Bool {
+        guard let loop else { return false }
+        func keep(_ text: String) -> UnsafePointer<CChar> {
+            let copy = strdup(text)!
+            strings.append(copy)
+            return UnsafePointer(copy)
+        }
+        retryPolicy.pointee.secs_since_valid_ping = pingSeconds
+        retryPolicy.pointee.secs_since_valid_hangup = hangupSeconds
+        let hostHeader = target.port == (target.secure ? 443 : 80) ? target.host : "\(target.host):\(target.port)"
+        var info = lws_client_connect_info()
+        info.address = keep(target.host)
+        info.port = Int32(target.port)
+        info.path = keep(target.path)
+        info.host = keep(hostHeader)
+        info.origin = keep(hostHeader)
+        info.ssl_connection = sslFlags
+        info.local_protocol_name = keep("polyvoice-events")
+        info.retry_and_idle_policy = UnsafePointer(retryPolicy)
+        return loop.withContext { context in
+            info.context = context
+            return lws_client_connect_via_info(&info) != nil
+        }
+    }
+
+    func lwsCallback(
+        wsi: OpaquePointer?, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+        input: UnsafeMutableRawPointer?, length: Int
+    ) -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            drainInbox()
+        case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            self.wsi = wsi
+            continuation.yield(.open)
+            if let wsi { lws_callback_on_writable(wsi) }
+        case LWS_CALLBACK_CLIENT_RECEIVE:
+            guard let wsi else { return -1 }
+            switch assembler.append(input, length: length, wsi: wsi) {
+            case .incomplete: break
+            case .message(let text):
+                if let event = BridgeEvent.parse(text) { continuation.yield(.event(event)) }
+            case .tooBig:
+                localClose = WebSocketClose(code: WebSocketClose.messageTooBig, reason: "message too big")
+                LWSFrames.setCloseReason(wsi, code: WebSocketClose.messageTooBig, reason: "message too big")
+                return -1
+            }
+        case LWS_CALLBACK_CLIENT_WRITEABLE:
+            guard let wsi else { return -1 }
+            return writeNext(wsi)
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            peerClose = LWSFrames.parseClose(input, length: length) ?? WebSocketClose(code: 1005)
+        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+            let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "unknown"
+            finish(WebSocketClose(code: WebSocketClose.abnormal, reason: "connection failed: \(detail)"))
+        case LWS_CALLBACK_CLIENT_CLOSED:
+            finish(peerClose ?? localClose ?? WebSocketClose(code: WebSocketClose.abnormal, reason: "connection lost"))
+        default:
+            break
+        }
+        return 0
+    }
+
+    private func writeNext(_ wsi: OpaquePointer) -> Int32 {
+        if !outbox.isEmpty {
+            guard LWSFrames.sendText(wsi, outbox.removeFirst()) else { return -1 }
+            if !outbox.isEmpty || closeRequest != nil { lws_callback_on_writable(wsi) }
+            return 0
+        }
+        guard let close = closeRequest else { return 0 }
+        localClose = close
+        LWSFrames.setCloseReason(wsi, code: close.code, reason: close.reason)
+        return -1
+    }
+
+    private func drainInbox() {
+        let commands = inbox.withLock { commands in
+            defer { commands = [] }
+            return commands
+        }
+        for command in commands {
+            switch command {
+            case .close(let close):
+                if closeRequest == nil { closeRequest = close }
+                if let wsi {
+                    lws_callback_on_writable(wsi)
+                } else if !finished {
+                    finish(close)  // not connected yet: nothing to tell the bridge
+                }
+            case .failed(let detail):
+                finish(WebSocketClose(code: WebSocketClose.abnormal, reason: detail))
+            }
+        }
+    }
+
+    private func finish(_ close: WebSocketClose) {
+        wsi = nil
+        guard !finished else { return }
+        finished = true
+        continuation.yield(.closed(close))
+        continuation.finish()
+        loop?.stop()
+    }
+}

@@ -1,1 +1,0 @@
-// PolySignaling — see docs/ARCHITECTURE.md for what this layer holds.

@@ -1,0 +1,138 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PolySignaling
+
+/// Collects a socket's updates in the background.
+final class UpdateCollector: Sendable {
+    let updates = Mutex<[EventsSocket.Update]>([])
+
+    init(_ socket: EventsSocket) {
+        let stream = socket.updates
+        Task { [self] in
+            for await update in stream { updates.withLock { $0.append(update) } }
+        }
+    }
+
+    var all: [EventsSocket.Update] { updates.withLock { $0 } }
+    var events: [BridgeEvent] {
+        all.compactMap {
+            if case .event(let event) = $0 { return event }
+            return nil
+        }
+    }
+    var close: WebSocketClose? {
+        all.lazy.compactMap {
+            if case .closed(let close) = $0 { return close }
+            return nil
+        }.first
+    }
+}
+
+/// Polls `condition` every 10 ms for up to `timeout` (real sockets need real time, bounded).
+func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+@Suite struct EventsSocketTests {
+    func eventsURL(_ bridge: TestBridge, scheme: String = "ws") -> URL {
+        URL(string: "\(scheme)://127.0.0.1:\(bridge.server.port)/api/v1/call/call-1/events")!
+    }
+
+    @Test func authThenEventsThenNormalClose() async throws {
+        let bridge = try TestBridge()
+        let socket = try EventsSocket(configuration: .init(url: eventsURL(bridge), token: TestBridge.callToken))
+        let collector = UpdateCollector(socket)
+        #expect(await eventually { bridge.state.authenticated.withLock { $0.count } == 1 })
+        let server = try #require(bridge.lastSocket)
+        server.send(text: #"{"event":"repull"}"#)
+        server.send(text: #"{"event":"something-new","x":1}"#)
+        server.send(text: "not json at all")
+        server.send(text: #"{"event":"barge-in"}"#)
+        server.send(text: #"{"event":"unmute"}"#)
+        #expect(await eventually { collector.events.count == 3 })
+        #expect(collector.events == [.repull, .bargeIn("barge-in"), .unmute])
+        #expect(collector.all.first == .open)
+        socket.close()
+        #expect(await eventually { collector.close != nil })
+        #expect(collector.close?.code == 1000)
+        #expect(await eventually { bridge.state.closes.withLock { $0.first?.code } == 1000 })
+    }
+
+    @Test func anythingButAuthFirstIsClosedWith1008() async throws {
+        let bridge = try TestBridge()
+        let socket = try EventsSocket(
+            configuration: .init(url: eventsURL(bridge), token: TestBridge.callToken), firstFrame: #"{"type":"hello"}"#)
+        let collector = UpdateCollector(socket)
+        #expect(await eventually { collector.close != nil })
+        #expect(collector.close?.code == 1008)
+        #expect(collector.close?.reason == "auth first")
+        #expect(bridge.state.authenticated.withLock { $0.isEmpty })
+    }
+
+    @Test func wrongTokenIsClosedWith1008() async throws {
+        let bridge = try TestBridge()
+        let socket = try EventsSocket(configuration: .init(url: eventsURL(bridge), token: "wrong-token-123456"))
+        let collector = UpdateCollector(socket)
+        #expect(await eventually { collector.close != nil })
+        #expect(collector.close?.isPolicyViolation == true)
+    }
+
+    @Test func serverDropIsReportedAsAbnormal() async throws {
+        let bridge = try TestBridge()
+        let socket = try EventsSocket(configuration: .init(url: eventsURL(bridge), token: TestBridge.callToken))
+        let collector = UpdateCollector(socket)
+        #expect(await eventually { bridge.state.authenticated.withLock { $0.count } == 1 })
+        try #require(bridge.lastSocket).drop()
+        #expect(await eventually { collector.close != nil })
+        #expect(collector.close?.code == 1006)
+    }
+
+    @Test func serverShutdownIsReportedAsAbnormal() async throws {
+        let bridge = try TestBridge()
+        let socket = try EventsSocket(configuration: .init(url: eventsURL(bridge), token: TestBridge.callToken))
+        let collector = UpdateCollector(socket)
+        #expect(await eventually { bridge.state.authenticated.withLock { $0.count } == 1 })
+        bridge.server.stop()
+        #expect(await eventually { collector.close != nil })
+        #expect(collector.close?.isAbnormal == true)
+    }
+
+    @Test func unreachableBridgeIsReportedAsAbnormal() async throws {
+        let port: Int
+        do {
+            let bridge = try TestBridge()
+            port = bridge.server.port
+            bridge.server.stop()
+        }
+        let url = URL(string: "ws://127.0.0.1:\(port)/api/v1/call/call-1/events")!
+        let socket = try EventsSocket(configuration: .init(url: url, token: TestBridge.callToken))
+        let collector = UpdateCollector(socket)
+        #expect(await eventually { collector.close != nil })
+        #expect(collector.close?.code == 1006)
+        #expect(!collector.all.contains(.open))
+    }
+
+    @Test func upgradeToAnUnknownPathIsRefused() async throws {
+        let bridge = try TestBridge()
+        let url = URL(string: "ws://127.0.0.1:\(bridge.server.port)/elsewhere")!
+        let socket = try EventsSocket(configuration: .init(url: url, token: TestBridge.callToken))
+        let collector = UpdateCollector(socket)
+        #expect(await eventually { collector.close != nil })
+        #expect(collector.close?.code == 1006)
+        #expect(bridge.state.sockets.withLock { $0.isEmpty })
+    }
+
+    @Test func httpURLsBecomeWebSocketURLs() throws {
+        let target = try EventsTarget(url: URL(string: "https://bridge.example/api/v1/call/c/events?x=1")!)
+        #expect(target.secure && target.port == 443 && target.path == "/api/v1/call/c/events?x=1")
+        let local = try EventsTarget(url: URL(string: "http://127.0.0.1:8080/e")!)
+        #expect(!local.secure && local.port == 8080 && local.host == "127.0.0.1")
+    }
+}
