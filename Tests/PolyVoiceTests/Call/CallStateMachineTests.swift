@@ -232,3 +232,22 @@ struct CallStateMachineTests {
         #expect(call.state == .failed(error))
     }
 }
+
+@Suite("Audio state from call actions")
+struct AudioStateTests {
+    @Test("Mute and barge-in actions update the audio state; others leave it alone")
+    func applyActions() {
+        var audio = AudioState(inputName: "default device", outputName: "null")
+        var changes: [Bool] = []
+        for action in [
+            CallAction.setMicrophoneMuted(true), .setMicrophoneMuted(true), .pausePlayout, .flushPlayout, .keepChecking,
+        ] {
+            changes.append(audio.apply(action))
+        }
+        #expect(changes == [true, false, true, false, false])
+        #expect(audio.isMuted && audio.isAgentAudioPaused)
+        let resumed = audio.apply(.resumePlayout)
+        #expect(resumed && !audio.isAgentAudioPaused)
+        #expect(audio.inputStatus == .active && audio.outputName == "null")
+    }
+}
