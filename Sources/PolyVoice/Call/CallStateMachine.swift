@@ -83,7 +83,7 @@ public struct CallStateMachine: Sendable {
         case .pullOffered: if pullInFlight { emit(.answerPull) }
         case .pullAnswered: pullAnswered()
         case .iceRestartAnswered: iceRestartAnswered(at: now)
-        case .stepFailed(let error): stepFailed(error)
+        case .stepFailed(let step, let error): stepFailed(step, error, at: now)
         case .iceFailed where state == .connecting:
             finish(.failed(.voice(.mediaFailed("ICE connectivity checks failed"))))
         case .iceFailed where addressChangedWithoutRestart:
@@ -308,20 +308,25 @@ public struct CallStateMachine: Sendable {
         lastInbound = now
     }
 
-    private mutating func stepFailed(_ error: PolyError) {
-        guard case .reconnecting = state else {
-            finish(.failed(error))
-            return
-        }
-        if case .auth = error {
-            finish(.failed(error))
-        } else if restartInFlight {
+    private mutating func stepFailed(_ step: CallAction, _ error: PolyError, at now: Instant) {
+        let reconnecting = if case .reconnecting = state { true } else { false }
+        let isAuth = if case .auth = error { true } else { false }
+        switch step {
+        case .deleteCall:
+            break  // Best effort.
+        case .openEventsSocket, .reopenEventsSocket:
+            if isAuth {
+                finish(.failed(error))
+            } else {
+                eventsDropped(code: 1006, at: now)
+            }
+        case .iceRestart where reconnecting && restartInFlight && error.isRetryable && !isAuth:
             restartInFlight = false  // Retried at the next attempt.
-            if !error.isRetryable { finish(.failed(error)) }
-        } else if pullInFlight {
+        case .pull where reconnecting && pullInFlight && !isAuth,
+            .answerPull where reconnecting && pullInFlight && !isAuth:
             pullInFlight = false
             pullPending = true  // Pulled again once connected.
-        } else {
+        default:
             finish(.failed(error))
         }
     }
