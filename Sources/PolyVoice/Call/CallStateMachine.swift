@@ -107,21 +107,17 @@ public struct CallStateMachine: Sendable {
 
     /// When `pollOutput(at:)` must be called even without input; nil when no timer runs.
     public func nextDeadline() -> Instant? {
-        var deadlines: [Instant?] = []
         switch state {
         case .connecting:
-            deadlines.append(connectDeadline)
+            return connectDeadline
         case .connected:
-            deadlines.append(silenceDeadline)
+            return silenceDeadline
         case .reconnecting:
-            deadlines.append(silenceDeadline)
-            deadlines.append(nextAttemptAt)
-            deadlines.append(outageStart.map { $0 + policy.reconnectTimeout })
-            deadlines.append(eventsGraceDeadline)
+            let timeout = outageStart.map { $0 + policy.reconnectTimeout }
+            return [silenceDeadline, nextAttemptAt, timeout, eventsGraceDeadline].lazy.compactMap { $0 }.min()
         case .idle, .ended, .failed:
-            break
+            return nil
         }
-        return deadlines.compactMap { $0 }.min()
     }
 
     // MARK: - Outside a call
