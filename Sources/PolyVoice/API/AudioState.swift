@@ -35,3 +35,19 @@ public struct AudioState: Hashable, Sendable {
         self.isAgentAudioPaused = isAgentAudioPaused
     }
 }
+
+extension AudioState {
+    /// Applies a `CallStateMachine` action that concerns the audio state (mute, agent playout pause);
+    /// returns whether the state changed, i.e. whether the shell should publish it on `audioStates`.
+    @discardableResult
+    public mutating func apply(_ action: CallAction) -> Bool {
+        let before = self
+        switch action {
+        case .setMicrophoneMuted(let muted): isMuted = muted
+        case .pausePlayout: isAgentAudioPaused = true
+        case .resumePlayout: isAgentAudioPaused = false
+        default: break
+        }
+        return self != before
+    }
+}

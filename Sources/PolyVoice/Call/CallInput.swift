@@ -52,8 +52,8 @@ public enum CallInput: Hashable, Sendable {
     case pullAnswered
     /// The ICE restart request returned the bridge's answer (the shell applied it).
     case iceRestartAnswered
-    /// A request or step the machine asked for failed (REST error, media set-up error, …).
-    case stepFailed(PolyError)
+    /// The action `step` failed (REST error, media set-up error, …). Failures of `deleteCall` are ignored.
+    case stepFailed(CallAction, PolyError)
 
     // MARK: Media progress
     case iceConnected

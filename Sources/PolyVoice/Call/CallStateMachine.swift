@@ -83,7 +83,7 @@ public struct CallStateMachine: Sendable {
         case .pullOffered: if pullInFlight { emit(.answerPull) }
         case .pullAnswered: pullAnswered()
         case .iceRestartAnswered: iceRestartAnswered(at: now)
-        case .stepFailed(let error): stepFailed(error)
+        case .stepFailed(let step, let error): stepFailed(step, error, at: now)
         case .iceFailed where state == .connecting:
             finish(.failed(.voice(.mediaFailed("ICE connectivity checks failed"))))
         case .iceFailed where addressChangedWithoutRestart:
@@ -107,21 +107,17 @@ public struct CallStateMachine: Sendable {
 
     /// When `pollOutput(at:)` must be called even without input; nil when no timer runs.
     public func nextDeadline() -> Instant? {
-        var deadlines: [Instant?] = []
         switch state {
         case .connecting:
-            deadlines.append(connectDeadline)
+            return connectDeadline
         case .connected:
-            deadlines.append(silenceDeadline)
+            return silenceDeadline
         case .reconnecting:
-            deadlines.append(silenceDeadline)
-            deadlines.append(nextAttemptAt)
-            deadlines.append(outageStart.map { $0 + policy.reconnectTimeout })
-            deadlines.append(eventsGraceDeadline)
+            let timeout = outageStart.map { $0 + policy.reconnectTimeout }
+            return [silenceDeadline, nextAttemptAt, timeout, eventsGraceDeadline].lazy.compactMap { $0 }.min()
         case .idle, .ended, .failed:
-            break
+            return nil
         }
-        return deadlines.compactMap { $0 }.min()
     }
 
     // MARK: - Outside a call
@@ -308,20 +304,25 @@ public struct CallStateMachine: Sendable {
         lastInbound = now
     }
 
-    private mutating func stepFailed(_ error: PolyError) {
-        guard case .reconnecting = state else {
-            finish(.failed(error))
-            return
-        }
-        if case .auth = error {
-            finish(.failed(error))
-        } else if restartInFlight {
+    private mutating func stepFailed(_ step: CallAction, _ error: PolyError, at now: Instant) {
+        let reconnecting = if case .reconnecting = state { true } else { false }
+        let isAuth = if case .auth = error { true } else { false }
+        switch step {
+        case .deleteCall:
+            break  // Best effort.
+        case .openEventsSocket, .reopenEventsSocket:
+            if isAuth {
+                finish(.failed(error))
+            } else {
+                eventsDropped(code: 1006, at: now)
+            }
+        case .iceRestart where reconnecting && restartInFlight && error.isRetryable && !isAuth:
             restartInFlight = false  // Retried at the next attempt.
-            if !error.isRetryable { finish(.failed(error)) }
-        } else if pullInFlight {
+        case .pull where reconnecting && pullInFlight && !isAuth,
+            .answerPull where reconnecting && pullInFlight && !isAuth:
             pullInFlight = false
             pullPending = true  // Pulled again once connected.
-        } else {
+        default:
             finish(.failed(error))
         }
     }

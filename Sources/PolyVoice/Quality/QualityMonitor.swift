@@ -74,14 +74,15 @@ public struct QualityMonitor: Sendable {
         }
     }
 
-    private mutating func recordLevel(_ level: Double?, into events: inout [QualityWarningEvent]) {
-        guard let level else {
+    private mutating func recordLevel(_ reported: Double?, into events: inout [QualityWarningEvent]) {
+        // Digital silence is -∞ dBFS: floor it so that a dead, all-zero input counts as constant.
+        guard let reported, !reported.isNaN else {
             // Muted or no device: a constant level means nothing.
             levels.removeAll()
             set(.constantInputLevel, raised: false, into: &events)
             return
         }
-        levels.append(level)
+        levels.append(max(reported, Self.levelFloor))
         if levels.count > thresholds.constantLevelSamples { levels.removeFirst() }
         guard let low = levels.min(), let high = levels.max() else { return }
         let spread = high - low
@@ -91,6 +92,9 @@ public struct QualityMonitor: Sendable {
             set(.constantInputLevel, raised: false, into: &events)
         }
     }
+
+    /// Below any real microphone's noise floor (16-bit PCM reaches about -96 dBFS).
+    static let levelFloor = -127.0
 
     private mutating func set(_ warning: QualityWarning, raised: Bool, into events: inout [QualityWarningEvent]) {
         if raised, active.insert(warning).inserted {

@@ -8,7 +8,7 @@ public struct QualitySample: Hashable, Sendable {
     public var jitter: Duration
     /// Inbound packets lost in this second divided by those expected, 0…1.
     public var lossFraction: Double
-    /// Microphone level in dBFS; nil while muted or when there is no capture device.
+    /// Microphone level in dBFS (-∞ for digital silence); nil while muted and for null, file or app-buffer input.
     public var inputLevelDBFS: Double?
 
     public init(rtt: Duration?, jitter: Duration, lossFraction: Double, inputLevelDBFS: Double?) {

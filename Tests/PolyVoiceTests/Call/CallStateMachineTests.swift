@@ -35,7 +35,7 @@ struct CallStateMachineTests {
         var call = CallDriver()
         call.send(.start)
         #expect(call.takeActions() == [.provision])
-        call.send(.stepFailed(.auth(.unauthorized)))
+        call.send(.stepFailed(.provision, .auth(.unauthorized)))
         #expect(call.state == .failed(.auth(.unauthorized)))
         #expect(call.takeActions().isEmpty)
         call.send(.end)
@@ -128,7 +128,7 @@ struct CallStateMachineTests {
             call.send(.remoteHangup)
         case .failed:
             call.send(.start)
-            call.send(.stepFailed(.transport("connection refused")))
+            call.send(.stepFailed(.provision, .transport("connection refused")))
         }
         let stateBefore = call.state
         _ = call.takeActions()
@@ -228,7 +228,26 @@ struct CallStateMachineTests {
         call.connect()
         call.send(.bridgeEvent(.repull))
         let error = PolyError.voice(.signalingFailed("Bridge pull failed (500)"))
-        call.send(.stepFailed(error))
+        call.send(.stepFailed(.pull, error))
         #expect(call.state == .failed(error))
+    }
+}
+
+@Suite("Audio state from call actions")
+struct AudioStateTests {
+    @Test("Mute and barge-in actions update the audio state; others leave it alone")
+    func applyActions() {
+        var audio = AudioState(inputName: "default device", outputName: "null")
+        var changes: [Bool] = []
+        for action in [
+            CallAction.setMicrophoneMuted(true), .setMicrophoneMuted(true), .pausePlayout, .flushPlayout, .keepChecking,
+        ] {
+            changes.append(audio.apply(action))
+        }
+        #expect(changes == [true, false, true, false, false])
+        #expect(audio.isMuted && audio.isAgentAudioPaused)
+        let resumed = audio.apply(.resumePlayout)
+        #expect(resumed && !audio.isAgentAudioPaused)
+        #expect(audio.inputStatus == .active && audio.outputName == "null")
     }
 }

@@ -88,7 +88,7 @@ struct ReconnectTests {
     func restartRetried() {
         var call = connectedCall(BridgeCapabilities(supportsICERestart: true))
         call.send(.localAddressChanged)
-        call.send(.stepFailed(.transport("network unreachable")))
+        call.send(.stepFailed(.iceRestart, .transport("network unreachable")))
         #expect(call.state == .reconnecting(attempt: 1))
         call.advance(by: ReconnectBackoff().ceiling(afterAttempt: 1))
         #expect(call.state == .reconnecting(attempt: 2))
@@ -229,5 +229,48 @@ struct ReconnectTests {
         #expect(Set(delays).count > 900, "jitter must spread the delays")
         var again = SeededRandom(seed: 1)
         #expect(backoff.delay(afterAttempt: 2, using: &again) == delays[0])
+    }
+}
+
+@Suite("Call state machine: failed steps")
+struct FailedStepTests {
+    func connected(_ capabilities: BridgeCapabilities = BridgeCapabilities()) -> CallDriver {
+        var call = CallDriver()
+        call.connect(capabilities)
+        _ = call.takeActions()
+        return call
+    }
+
+    @Test("A pull failing during an outage is retried after recovery, not fatal")
+    func pullFailsDuringOutage() {
+        var call = connected()
+        call.send(.bridgeEvent(.repull))
+        call.send(.iceDisconnected)
+        call.send(.stepFailed(.pull, .transport("timed out")))
+        #expect(call.state == .reconnecting(attempt: 1))
+        call.send(.mediaFlowing)
+        #expect(call.state == .connected)
+        #expect(call.takeActions() == [.pull, .keepChecking, .pull])
+    }
+
+    @Test("A non-retryable ICE restart failure fails the call")
+    func restartRejected() {
+        var call = connected(BridgeCapabilities(supportsICERestart: true))
+        call.send(.localAddressChanged)
+        let error = PolyError.auth(.perCallTokenRejected)
+        call.send(.stepFailed(.iceRestart, error))
+        #expect(call.state == .failed(error))
+    }
+
+    @Test("Failures of the best-effort DELETE are ignored; a failed events open counts as a drop")
+    func deleteAndEvents() {
+        var call = connected(BridgeCapabilities(resumeGrace: .seconds(5)))
+        call.send(.stepFailed(.deleteCall, .transport("reset")))
+        #expect(call.state == .connected)
+        call.send(.eventsSocketDropped(code: 1006))
+        call.send(.stepFailed(.reopenEventsSocket, .transport("refused")))
+        #expect(call.state == .reconnecting(attempt: 1))
+        call.send(.stepFailed(.reopenEventsSocket, .auth(.perCallTokenRejected)))
+        #expect(call.state == .failed(.auth(.perCallTokenRejected)))
     }
 }

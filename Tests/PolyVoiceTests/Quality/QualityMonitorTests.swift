@@ -104,4 +104,14 @@ struct QualityMonitorTests {
         #expect(monitor.add(sample(level: nil)).isEmpty)
         for _ in 0..<9 { #expect(monitor.add(sample(level: -60)).isEmpty) }
     }
+
+    @Test("A dead input delivering digital silence (-∞ dBFS) raises the constant-level warning")
+    func digitalSilence() {
+        var monitor = QualityMonitor()
+        var events: [QualityWarningEvent] = []
+        for _ in 0..<10 { events += monitor.add(sample(level: -.infinity)) }
+        #expect(events == [.raised(.constantInputLevel)])
+        #expect(monitor.add(sample(level: -50)) == [.cleared(.constantInputLevel)])
+        #expect(monitor.add(sample(level: .nan)).isEmpty)
+    }
 }
