@@ -4,7 +4,7 @@ import PackageDescription
 
 let package = Package(
     name: "PolyVoice",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "PolyVoice", targets: ["PolyVoice"]),
         .library(name: "PolyVoiceBridge", targets: ["PolyVoiceBridge"]),
