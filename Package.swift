@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling"]),
         .testTarget(name: "PolyVoiceTests", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
         .testTarget(name: "PolyVoiceBridgeTests", dependencies: ["PolyVoiceBridge", "PolyVoice"]),
-        .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore"]),
+        .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
         .testTarget(name: "CLITests", dependencies: []),
 
         // MARK: Benchmarks (run by `make bench`; each prints figures and ratios against an in-process baseline).

@@ -1,5 +1,6 @@
 // An in-process UDP network in virtual time: hosts, impaired links per direction, address changes.
 import PolyCore
+import PolyNet
 
 /// Identifies a host in a `SimulatedNetwork`.
 public struct SimHostID: Hashable, Sendable {
@@ -25,7 +26,7 @@ public struct SimNetworkCounters: Sendable, Equatable {
 public final class SimulatedNetwork: SimulationParticipant {
     private struct Host {
         let node: any SimulationNode
-        var addresses: [IPv4Endpoint]
+        var addresses: [TransportAddress]
     }
 
     private struct Link: Hashable {
@@ -35,8 +36,8 @@ public final class SimulatedNetwork: SimulationParticipant {
 
     private struct AddressChange {
         let host: SimHostID
-        let old: IPv4Endpoint
-        let new: IPv4Endpoint
+        let old: TransportAddress
+        let new: TransportAddress
     }
 
     /// Instant the links' outage windows are measured from.
@@ -49,7 +50,7 @@ public final class SimulatedNetwork: SimulationParticipant {
 
     private let seed: UInt64
     private var hosts: [Host] = []
-    private var owners: [IPv4Endpoint: SimHostID] = [:]
+    private var owners: [TransportAddress: SimHostID] = [:]
     private var links: [Link: ImpairmentModel] = [:]
     private var inFlight = DelayQueue<(to: SimHostID, datagram: SimDatagram)>()
     private var addressChanges = DelayQueue<AddressChange>()
@@ -62,7 +63,7 @@ public final class SimulatedNetwork: SimulationParticipant {
 
     /// Attaches `node` at `addresses` (each address belongs to one host at a time).
     @discardableResult
-    public func addHost(_ node: any SimulationNode, addresses: [IPv4Endpoint]) -> SimHostID {
+    public func addHost(_ node: any SimulationNode, addresses: [TransportAddress]) -> SimHostID {
         let id = SimHostID(index: hosts.count)
         hosts.append(Host(node: node, addresses: addresses))
         for address in addresses {
@@ -73,7 +74,7 @@ public final class SimulatedNetwork: SimulationParticipant {
     }
 
     /// The host's current addresses.
-    public func addresses(of host: SimHostID) -> [IPv4Endpoint] { hosts[host.index].addresses }
+    public func addresses(of host: SimHostID) -> [TransportAddress] { hosts[host.index].addresses }
 
     /// Sets the impairment of the direction `from` → `to`, seeded so each link has its own random stream.
     public func setImpairment(_ impairment: LinkImpairment, from: SimHostID, to: SimHostID, seed: UInt64? = nil) {
@@ -94,7 +95,9 @@ public final class SimulatedNetwork: SimulationParticipant {
 
     /// At `instant`, the host gives up `old` and takes `new`: datagrams to `old` are lost from then on,
     /// and datagrams it sends from `old` leave from `new`. The node is told through `addressChanged`.
-    public func changeAddress(of host: SimHostID, from old: IPv4Endpoint, to new: IPv4Endpoint, at instant: Instant) {
+    public func changeAddress(
+        of host: SimHostID, from old: TransportAddress, to new: TransportAddress, at instant: Instant
+    ) {
         addressChanges.insert(AddressChange(host: host, old: old, new: new), due: instant)
     }
 

@@ -1,13 +1,14 @@
 // A host's software in the simulated network: typically a thin adapter around a sans-IO core.
 import PolyCore
+import PolyNet
 
 /// A UDP datagram in the simulated network.
 public struct SimDatagram: Sendable, Equatable {
-    public var source: IPv4Endpoint
-    public var destination: IPv4Endpoint
+    public var source: TransportAddress
+    public var destination: TransportAddress
     public var payload: [UInt8]
 
-    public init(source: IPv4Endpoint, destination: IPv4Endpoint, payload: [UInt8]) {
+    public init(source: TransportAddress, destination: TransportAddress, payload: [UInt8]) {
         self.source = source
         self.destination = destination
         self.payload = payload
@@ -26,9 +27,9 @@ public protocol SimulationNode: AnyObject {
     /// When the node next needs `handleTimeout`, or nil.
     func nextDeadline() -> Instant?
     /// The host's address `old` was replaced by `new` (like an interface change seen by a netlink monitor).
-    func addressChanged(from old: IPv4Endpoint, to new: IPv4Endpoint, at now: Instant)
+    func addressChanged(from old: TransportAddress, to new: TransportAddress, at now: Instant)
 }
 
 extension SimulationNode {
-    public func addressChanged(from old: IPv4Endpoint, to new: IPv4Endpoint, at now: Instant) {}
+    public func addressChanged(from old: TransportAddress, to new: TransportAddress, at now: Instant) {}
 }
