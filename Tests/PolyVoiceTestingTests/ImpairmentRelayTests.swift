@@ -44,6 +44,12 @@ private func relay(up: LinkImpairment = .perfect, down: LinkImpairment = .perfec
             seed: 77))
 }
 
+/// The relay publishes counters after each batch it sends: wait (at most a second) for them to settle.
+private func settledCounters(_ relay: ImpairmentRelay, until done: (RelayCounters) -> Bool) -> RelayCounters {
+    for _ in 0..<100 where !done(relay.counters) { usleep(10_000) }
+    return relay.counters
+}
+
 private func sequence(_ bytes: [UInt8]) -> Int { Int(bytes[0]) << 8 | Int(bytes[1]) }
 private func packet(_ number: Int, size: Int = 100) -> [UInt8] {
     [UInt8(number >> 8), UInt8(number & 0xFF)] + [UInt8](repeating: 0xAB, count: size - 2)
@@ -75,7 +81,7 @@ private func packet(_ number: Int, size: Int = 100) -> [UInt8] {
         #expect(toAlice.bytes == Array("to alice".utf8))
         #expect(toAlice.from == relay.listenAddress)
 
-        let counters = relay.counters
+        let counters = settledCounters(relay) { $0.down.forwarded == 2 }
         #expect(counters.up.received == 2 && counters.up.forwarded == 2)
         #expect(counters.down.received == 2 && counters.down.forwarded == 2)
         #expect(counters.clients == 2)
@@ -93,7 +99,7 @@ private func packet(_ number: Int, size: Int = 100) -> [UInt8] {
             for number in batch..<(batch + 50) { client.send(packet(number), to: relay.listenAddress) }
             arrived += upstream.drain(quiet: 30).count
         }
-        let counters = relay.counters
+        let counters = settledCounters(relay) { $0.up.received == total }
         // The relay's seeded model makes exactly the decisions of the same model run offline.
         var offline = ImpairmentModel(impairment, seed: 77)
         let expectedLost = (0..<total).filter { _ in offline.decide(packetAt: .zero, size: 100).isLost }.count
@@ -125,8 +131,9 @@ private func packet(_ number: Int, size: Int = 100) -> [UInt8] {
                 #expect(arrived.contains(number), "packet sent at \(offset) was dropped outside the outage")
             }
         }
-        #expect(relay.counters.up.droppedInOutage == 90 - arrived.count)
-        #expect(relay.counters.up.droppedInOutage > 20)
+        let counters = settledCounters(relay) { $0.up.received == 90 }
+        #expect(counters.up.droppedInOutage == 90 - arrived.count)
+        #expect(counters.up.droppedInOutage > 20)
     }
 
     @Test func delayIsAdded() throws {
@@ -158,7 +165,8 @@ private func packet(_ number: Int, size: Int = 100) -> [UInt8] {
         let arrived = upstream.drain().map(sequence)
         #expect(arrived.count == 40)
         #expect(Set(arrived) == Set(0..<20))
-        #expect(relay.counters.up.duplicated == 20)
-        #expect(relay.counters.up.forwarded == 40)
+        let counters = settledCounters(relay) { $0.up.forwarded == 40 }
+        #expect(counters.up.duplicated == 20)
+        #expect(counters.up.forwarded == 40)
     }
 }
