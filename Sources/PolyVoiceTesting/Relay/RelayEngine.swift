@@ -61,7 +61,10 @@ final class RelayEngine {
             }
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready > 0 {
-                if descriptors[0].revents != 0 { return }
+                if descriptors[0].revents != 0 {
+                    publish(counters)
+                    return
+                }
                 for entry in descriptors.dropFirst() where entry.revents != 0 {
                     drain(entry.fd)
                 }
