@@ -7,23 +7,22 @@ import Testing
 
 /// A test's own UDP endpoint on 127.0.0.1 with a bounded wait for datagrams.
 private struct Peer {
-    let socket: RelaySocket
-    let address: TransportAddress
+    let socket: UDPSocket
+    var address: TransportAddress { socket.localAddress }
 
     init() throws {
-        socket = try RelaySocket.bind(TransportAddress(ip: .loopbackV4, port: 0))
-        address = try #require(socket.localAddress())
+        socket = try UDPSocket(bindingTo: TransportAddress(ip: .loopbackV4, port: 0))
     }
 
-    func send(_ bytes: [UInt8], to destination: TransportAddress) { socket.send(bytes, to: destination) }
+    func send(_ bytes: [UInt8], to destination: TransportAddress) { _ = try? socket.send(bytes, to: destination) }
 
     /// The next datagram, or nil after `milliseconds` without one.
     func receive(within milliseconds: Int32 = 1000) -> (bytes: [UInt8], from: TransportAddress)? {
-        var entry = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+        var entry = pollfd(fd: socket.fileDescriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&entry, 1, milliseconds) > 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: 2048)
-        let received = bytes.withUnsafeMutableBytes { socket.receive(into: $0) }
-        guard let (count, from) = received else { return nil }
+        let received = bytes.withUnsafeMutableBytes { try? socket.receive(into: $0) }
+        guard let (count, from) = received ?? nil else { return nil }
         return (Array(bytes.prefix(count)), from)
     }
 
@@ -85,6 +84,23 @@ private func packet(_ number: Int, size: Int = 100) -> [UInt8] {
         #expect(counters.up.received == 2 && counters.up.forwarded == 2)
         #expect(counters.down.received == 2 && counters.down.forwarded == 2)
         #expect(counters.clients == 2)
+    }
+
+    @Test func runsOnAGivenEventLoopAndLeavesItRunning() throws {
+        let loop = try EventLoop(name: "relay test loop")
+        defer { loop.shutdown() }
+        let upstream = try Peer()
+        let relay = try ImpairmentRelay(
+            .init(listen: TransportAddress(ip: .loopbackV4, port: 0), upstream: upstream.address), eventLoop: loop)
+        let client = try Peer()
+        client.send([1, 2, 3], to: relay.listenAddress)
+        #expect(upstream.receive()?.bytes == [1, 2, 3])
+        relay.stop()
+        client.send([4, 5, 6], to: relay.listenAddress)
+        #expect(upstream.receive(within: 200) == nil)
+        let stillRunning = DispatchSemaphore(value: 0)
+        loop.execute { stillRunning.signal() }
+        #expect(stillRunning.wait(timeout: .now() + 2) == .success)
     }
 
     @Test func lossRateMatchesTheModel() throws {

@@ -6,7 +6,7 @@ import Synchronization
 
 /// Forwards UDP between clients and one upstream address, applying an `ImpairmentModel` per direction in
 /// real time. Clients send to `listenAddress`; each client gets its own socket towards the upstream so
-/// replies come back to it through the relay (as through a 1:1 NAT). Runs on its own thread until `stop()`.
+/// replies come back to it through the relay (as through a 1:1 NAT). Runs on an `EventLoop` until `stop()`.
 public final class ImpairmentRelay: Sendable {
     /// Where to listen, where to forward, and what to do to the traffic.
     public struct Configuration: Sendable {
@@ -39,64 +39,53 @@ public final class ImpairmentRelay: Sendable {
     /// Instant the outage windows are measured from (the relay's start).
     public let start: Instant
 
-    private let shared = SharedCounters()
-    private let wakeWriter: Int32
-    private let finished = DispatchSemaphore(value: 0)
+    private let loop: EventLoop
+    private let ownsLoop: Bool
+    private let listen: UDPSocket
+    private let paths: RelayPaths
     private let stopped = Mutex(false)
 
-    /// Binds the listening socket and starts relaying; throws if the socket cannot be set up.
-    public init(_ configuration: Configuration) throws(RelaySocketError) {
-        let listen = try RelaySocket.bind(configuration.listen)
-        guard let bound = listen.localAddress() else {
-            listen.close()
-            throw RelaySocketError(operation: "getsockname", code: errno)
+    /// Binds the listening socket and starts relaying on `eventLoop`, or on a loop of its own when nil
+    /// (the default: the relay's timing then does not depend on the code under test).
+    public init(_ configuration: Configuration, eventLoop: EventLoop? = nil) throws(SocketError) {
+        let listen = try UDPSocket(bindingTo: configuration.listen)
+        if let eventLoop {
+            loop = eventLoop
+            ownsLoop = false
+        } else {
+            loop = try EventLoop(name: "ImpairmentRelay \(listen.localAddress)")
+            ownsLoop = true
         }
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            listen.close()
-            throw RelaySocketError(operation: "pipe", code: errno)
-        }
+        self.listen = listen
         self.configuration = configuration
-        self.listenAddress = bound
-        self.wakeWriter = pipeEnds[1]
-        let start = Instant.now()
-        self.start = start
-        let wakeReader = pipeEnds[0]
-        let upModel = ImpairmentModel(configuration.up, seed: configuration.seed, start: start)
-        let downModel = ImpairmentModel(configuration.down, seed: configuration.seed &+ 0x5DEE_CE66, start: start)
-        let thread = Thread { [shared, finished, listen, upstream = configuration.upstream] in
-            let engine = RelayEngine(
-                listen: listen, upstream: upstream, wake: wakeReader, up: upModel, down: downModel,
-                publish: { counters in shared.value.withLock { $0 = counters } })
-            engine.run()
-            listen.close()
-            close(wakeReader)
-            finished.signal()
-        }
-        thread.name = "ImpairmentRelay \(bound)"
-        thread.start()
+        listenAddress = listen.localAddress
+        start = Instant.now()
+        paths = RelayPaths(
+            loop: loop, listen: listen, upstream: configuration.upstream,
+            up: ImpairmentModel(configuration.up, seed: configuration.seed, start: start),
+            down: ImpairmentModel(configuration.down, seed: configuration.seed &+ 0x5DEE_CE66, start: start))
+        paths.start()
     }
 
     deinit { stop() }
 
-    /// A snapshot of the counters (updated after every batch of datagrams).
-    public var counters: RelayCounters { shared.value.withLock { $0 } }
+    /// A snapshot of the counters.
+    public var counters: RelayCounters { paths.published.withLock { $0 } }
 
-    /// Stops relaying and waits for the thread to close its sockets. Safe to call more than once.
+    /// Stops relaying (datagrams still delayed inside are dropped) and closes the sockets. Idempotent.
     public func stop() {
         let wasStopped = stopped.withLock { value in
             defer { value = true }
             return value
         }
         guard !wasStopped else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWriter, &byte, 1)
-        finished.wait()
-        close(wakeWriter)
+        let done = DispatchSemaphore(value: 0)
+        loop.execute { [paths] in
+            paths.stop()
+            done.signal()
+        }
+        done.wait()
+        if ownsLoop { loop.shutdown() }
+        listen.close()
     }
-}
-
-/// The counters the relay's thread publishes and any thread reads.
-private final class SharedCounters: Sendable {
-    let value = Mutex(RelayCounters())
 }
