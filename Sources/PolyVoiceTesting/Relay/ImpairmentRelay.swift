@@ -73,6 +73,7 @@ public final class ImpairmentRelay: Sendable {
     public var counters: RelayCounters { paths.published.withLock { $0 } }
 
     /// Stops relaying (datagrams still delayed inside are dropped) and closes the sockets. Idempotent.
+    /// Waits for the event loop: call it from outside the loop's thread.
     public func stop() {
         let wasStopped = stopped.withLock { value in
             defer { value = true }
