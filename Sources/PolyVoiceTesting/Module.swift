@@ -1,1 +1,0 @@
-// PolyVoiceTesting — see docs/ARCHITECTURE.md for what this layer holds.
