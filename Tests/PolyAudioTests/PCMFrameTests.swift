@@ -15,6 +15,8 @@ import Testing
     @Test func floatToInt16ClipsAndRounds() {
         let frame = PCMFrame<Float>(samples: [2, -2, 0.5, -0.5, 1.0 / 65536 * 1.2], sampleRate: 8000)
         #expect(frame.converted(to: Int16.self).samples == [32767, -32768, 16384, -16384, 1])
+        let odd = PCMFrame<Float>(samples: [.nan, .infinity, -.infinity], sampleRate: 8000)
+        #expect(odd.converted(to: Int16.self).samples == [0, 32767, -32768])
     }
 
     @Test func stereoMonoConversions() {

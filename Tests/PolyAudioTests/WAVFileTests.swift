@@ -65,13 +65,14 @@ func temporaryDirectory() throws -> URL {
 
     /// A valid 16-bit mono header + `data` of `payload` bytes (header fields overridable).
     static func wav(
-        format: UInt16 = 1, channels: UInt16 = 1, bits: UInt16 = 16, dataSize: UInt32? = nil, payload: Int = 8
+        format: UInt16 = 1, channels: UInt16 = 1, bits: UInt16 = 16, rate: UInt32 = 8000, dataSize: UInt32? = nil,
+        payload: Int = 8
     ) -> [UInt8] {
         func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
         func le16(_ v: UInt16) -> [UInt8] { [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
         let align = channels * bits / 8
         return Array("RIFF".utf8) + le32(36 + UInt32(payload)) + Array("WAVE".utf8) + Array("fmt ".utf8) + le32(16)
-            + le16(format) + le16(channels) + le32(8000) + le32(8000 * UInt32(align)) + le16(align) + le16(bits)
+            + le16(format) + le16(channels) + le32(rate) + le32(rate &* UInt32(align)) + le16(align) + le16(bits)
             + Array("data".utf8) + le32(dataSize ?? UInt32(payload)) + [UInt8](repeating: 0, count: payload)
     }
 
@@ -88,6 +89,8 @@ func temporaryDirectory() throws -> URL {
         ("μ-law", wav(format: 7, bits: 8), .unsupportedFormat("μ-law")),
         ("64-bit float", wav(format: 3, bits: 64), .unsupportedFormat("64-bit float")),
         ("3 channels", wav(channels: 3, payload: 12), .unsupportedFormat("3 channels")),
+        ("absurd rate", wav(rate: 4_000_000_000), .unsupportedFormat("sample rate 4000000000 Hz")),
+        ("rate 0", wav(rate: 0), .malformedFormat("sample rate 0")),
         ("truncated data", Array(wav(payload: 100).dropLast(40)), .truncatedData(declared: 100, available: 60)),
         ("huge data length", wav(dataSize: 0xFFFF_FFF0), .truncatedData(declared: 0xFFFF_FFF0, available: 8)),
         ("odd data length", wav(dataSize: 7), .truncatedData(declared: 7, available: 6)),

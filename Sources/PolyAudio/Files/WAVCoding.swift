@@ -70,6 +70,7 @@ extension WAVFile {
         }
         guard channels == 1 || channels == 2 else { throw fail(.unsupportedFormat("\(channels) channels")) }
         guard rate > 0 else { throw fail(.malformedFormat("sample rate 0")) }
+        guard rate <= WAVFile.maxSampleRate else { throw fail(.unsupportedFormat("sample rate \(rate) Hz")) }
         guard Int(blockAlign) == Int(channels) * Int(bits) / 8 else {
             throw fail(.malformedFormat("block align \(blockAlign) for \(channels) × \(bits)-bit"))
         }

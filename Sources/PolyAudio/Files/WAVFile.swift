@@ -9,6 +9,9 @@ public struct WAVFile: Sendable, Equatable {
         case float32([Float])
     }
 
+    /// The highest rate read (and converted); files above it are `unsupportedFormat`.
+    public static let maxSampleRate = 384_000
+
     public var sampleRate: Int
     public var layout: ChannelLayout
     public var samples: Samples
@@ -50,8 +53,9 @@ public struct WAVFile: Sendable, Equatable {
     public func pipelineSamples() -> [Int16] {
         let mono = int16Frame.mono()
         guard sampleRate != 48000 else { return mono.samples }
-        // Valid rates always make a resampler (a WAVFile from `read` has a positive rate).
-        guard let resampler = try? Resampler(from: sampleRate, to: 48000) else { return [] }
+        precondition((1...Self.maxSampleRate).contains(sampleRate), "sample rate \(sampleRate) Hz out of range")
+        // Cannot fail: the rate is in range, mono, default quality.
+        let resampler = try! Resampler(from: sampleRate, to: 48000)
         var output = resampler.process(mono.samples)
         output += resampler.flush()
         // Drop the filter's delay so the result lines up with the input and has its length.

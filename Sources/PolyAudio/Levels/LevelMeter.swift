@@ -41,6 +41,11 @@ public struct LevelMeter: Sendable {
 
     /// The level of one block (channels are measured together).
     public static func measure<S: PCMSample>(_ samples: UnsafeBufferPointer<S>) -> AudioLevel {
+        let (sum, peak) = sumOfSquaresAndPeak(samples)
+        return AudioLevel(sumOfSquares: sum, count: samples.count, peak: peak)
+    }
+
+    private static func sumOfSquaresAndPeak<S: PCMSample>(_ samples: UnsafeBufferPointer<S>) -> (Double, Double) {
         var sum = 0.0
         var peak: Float = 0
         for sample in samples {
@@ -48,7 +53,7 @@ public struct LevelMeter: Sendable {
             sum += Double(value * value)
             peak = max(peak, abs(value))
         }
-        return AudioLevel(sumOfSquares: sum, count: samples.count, peak: Double(peak))
+        return (sum, Double(peak))
     }
 
     /// The level of an array (convenience).
@@ -59,12 +64,11 @@ public struct LevelMeter: Sendable {
     /// Adds a block to the running level and returns the block's own level.
     @discardableResult
     public mutating func add<S: PCMSample>(_ samples: UnsafeBufferPointer<S>) -> AudioLevel {
-        let level = Self.measure(samples)
-        let meanSquare = pow(10, level.rmsDBFS / 10)
-        sumOfSquares += level.rmsDBFS > AudioLevel.floorDBFS ? meanSquare * Double(samples.count) : 0
+        let (sum, peak) = Self.sumOfSquaresAndPeak(samples)
+        sumOfSquares += sum
         count += samples.count
-        maxPeak = max(maxPeak, level.peak)
-        return level
+        maxPeak = max(maxPeak, peak)
+        return AudioLevel(sumOfSquares: sum, count: samples.count, peak: peak)
     }
 
     /// The level of everything added since creation or `reset()`.

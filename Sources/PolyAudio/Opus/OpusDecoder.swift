@@ -34,7 +34,6 @@ public final class OpusDecoder: @unchecked Sendable {
     /// Decodes `packet` into `pcm` (room for up to `pcm.count / channels` samples per channel).
     ///
     /// Returns the samples per channel written. Corrupt packets or too small a buffer throw.
-    @inline(__always)
     public func decode(_ packet: UnsafeBufferPointer<UInt8>, into pcm: UnsafeMutableBufferPointer<Int16>)
         throws(OpusError) -> Int
     {

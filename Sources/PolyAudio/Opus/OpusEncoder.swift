@@ -53,7 +53,6 @@ public final class OpusEncoder: @unchecked Sendable {
     ///
     /// Returns the packet length in bytes (1–2 bytes means DTX silence: nothing worth sending).
     /// No allocation: the hot path of the send pipeline.
-    @inline(__always)
     public func encode(_ pcm: UnsafeBufferPointer<Int16>, into output: UnsafeMutableBufferPointer<UInt8>)
         throws(OpusError) -> Int
     {

@@ -11,9 +11,16 @@ public protocol PCMSample: Sendable, Equatable, Numeric {
 extension Int16: PCMSample {
     @inline(__always) public var floatValue: Float { Float(self) * (1 / 32768) }
 
+    /// Rounds and clips; NaN (possible in float files) becomes silence rather than a trap.
     @inline(__always) public init(floatValue value: Float) {
         let scaled = (value * 32768).rounded()
-        self = scaled >= 32767 ? .max : scaled <= -32768 ? .min : Int16(scaled)
+        if scaled >= 32767 {
+            self = .max
+        } else if scaled <= -32768 {
+            self = .min
+        } else {
+            self = scaled.isNaN ? 0 : Int16(scaled)
+        }
     }
 }
 
