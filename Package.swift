@@ -34,7 +34,7 @@ let package = Package(
 
         // MARK: Tests mirror the targets.
         .testTarget(name: "PolyCoreTests", dependencies: ["PolyCore"]),
-        .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio"]),
+        .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio", "PolyCore"]),
         .testTarget(name: "PolyMediaTests", dependencies: ["PolyMedia", "PolyVoiceTesting"]),
         .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling"]),
