@@ -25,7 +25,10 @@ final class TestBridge: Sendable {
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)/")! }
 
-    init(provisionScript: [(Int, [String: String])] = [], maxBodyBytes: Int = 64 * 1024) throws {
+    init(
+        provisionScript: [(Int, [String: String])] = [], maxBodyBytes: Int = 64 * 1024,
+        tls: (certificate: String, key: String)? = nil
+    ) throws {
         let state = State(provisionScript)
         self.state = state
         var router = HTTPRouter()
@@ -79,7 +82,9 @@ final class TestBridge: Sendable {
             },
             onClose: { _, close in state.closes.withLock { $0.append(close) } })
         server = try HTTPServer(
-            configuration: .init(maxBodyBytes: maxBodyBytes), webSocket: webSocket, handler: router.handler)
+            configuration: .init(
+                maxBodyBytes: maxBodyBytes, tlsCertificateFile: tls?.certificate, tlsPrivateKeyFile: tls?.key),
+            webSocket: webSocket, handler: router.handler)
     }
 
     var lastSocket: WebSocketConnection? { state.sockets.withLock { $0.last } }

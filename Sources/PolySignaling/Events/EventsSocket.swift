@@ -27,11 +27,13 @@ public final class EventsSocket: Sendable {
         public var skipHostnameCheck: Bool
         /// Larger incoming messages close the socket with 1009.
         public var maxMessageBytes: Int
+        /// Bound on connecting and on the WebSocket handshake (then `closed` 1006).
+        public var connectTimeout: Duration
 
         public init(
             url: URL, token: String, pingInterval: Duration = .seconds(10), pongTimeout: Duration = .seconds(10),
             trustedCAFile: String? = nil, allowSelfSigned: Bool = false, skipHostnameCheck: Bool = false,
-            maxMessageBytes: Int = 64 * 1024
+            maxMessageBytes: Int = 64 * 1024, connectTimeout: Duration = .seconds(10)
         ) {
             self.url = url
             self.token = token
@@ -41,6 +43,7 @@ public final class EventsSocket: Sendable {
             self.allowSelfSigned = allowSelfSigned
             self.skipHostnameCheck = skipHostnameCheck
             self.maxMessageBytes = maxMessageBytes
+            self.connectTimeout = connectTimeout
         }
 
         public var description: String {
@@ -78,7 +81,7 @@ public final class EventsSocket: Sendable {
             firstFrame: firstFrame, continuation: continuation, maxMessageBytes: configuration.maxMessageBytes)
         let caFile = configuration.trustedCAFile.map { strdup($0) }
         defer { caFile.map { free($0) } }
-        loop = try LWSLoop(protocolName: "polyvoice-events", target: core) { info in
+        loop = try LWSLoop(protocolName: "polyvoice-events", target: core, tls: target.secure) { info in
             info.port = pv_lws_context_port_no_listen()
             if let caFile { info.client_ssl_ca_filepath = UnsafePointer(caFile) }
         }
@@ -92,6 +95,13 @@ public final class EventsSocket: Sendable {
         let connected = core.connect(target: target, sslFlags: flags, pingSeconds: ping, hangupSeconds: hangup)
         loop.start(name: "polyvoice-events")
         if !connected { core.enqueue(.failed("cannot start the connection")) }
+        // Our own timer: lws's handshake timeout did not fire against a silent server here.
+        let core = self.core
+        let timeout = configuration.connectTimeout
+        Task {
+            try? await Task.sleep(for: timeout)
+            core.enqueue(.connectTimedOut)
+        }
     }
 
     /// Sends the queued frames, then a close frame with `code` (1000 by default). The `closed` update
@@ -99,6 +109,9 @@ public final class EventsSocket: Sendable {
     public func close(code: Int = WebSocketClose.normal, reason: String = "") {
         core.enqueue(.close(WebSocketClose(code: code, reason: reason)))
     }
+
+    /// Keepalive pongs received so far.
+    var pongsReceived: Int { core.pongs.load(ordering: .relaxed) }
 
     deinit {
         core.enqueue(.close(WebSocketClose(code: WebSocketClose.normal)))

@@ -6,6 +6,7 @@ import Synchronization
 enum EventsCommand: Sendable {
     case close(WebSocketClose)
     case failed(String)
+    case connectTimedOut
 }
 
 final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
@@ -14,6 +15,8 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
     var loop: LWSLoop?
     private let continuation: AsyncStream<EventsSocket.Update>.Continuation
     private let inbox = Mutex<[EventsCommand]>([])
+    /// Pongs received (keepalive answers), for tests and diagnostics.
+    let pongs = Atomic<Int>(0)
     private var strings: [UnsafeMutablePointer<CChar>] = []
     private let retryPolicy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
 
@@ -24,6 +27,7 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
     private var peerClose: WebSocketClose?
     private var localClose: WebSocketClose?
     private var finished = false
+    private var opened = false
 
     init(firstFrame: String, continuation: AsyncStream<EventsSocket.Update>.Continuation, maxMessageBytes: Int) {
         self.continuation = continuation
@@ -77,6 +81,7 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
             drainInbox()
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             self.wsi = wsi
+            opened = true
             continuation.yield(.open)
             if let wsi { lws_callback_on_writable(wsi) }
         case LWS_CALLBACK_CLIENT_RECEIVE:
@@ -93,6 +98,8 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_WRITEABLE:
             guard let wsi else { return -1 }
             return writeNext(wsi)
+        case LWS_CALLBACK_CLIENT_RECEIVE_PONG:
+            pongs.add(1, ordering: .relaxed)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             peerClose = LWSFrames.parseClose(input, length: length) ?? WebSocketClose(code: 1005)
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
@@ -134,6 +141,8 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
                 }
             case .failed(let detail):
                 finish(WebSocketClose(code: WebSocketClose.abnormal, reason: detail))
+            case .connectTimedOut:
+                if !opened { finish(WebSocketClose(code: WebSocketClose.abnormal, reason: "connect timed out")) }
             }
         }
     }

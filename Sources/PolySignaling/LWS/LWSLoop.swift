@@ -32,6 +32,9 @@ private final class LWSTargetBox {
     init(_ target: any LWSCallbackTarget) { self.target = target }
 }
 
+/// Serialises context creation and destruction: lws (re)initialises process-wide TLS state there.
+private let contextLifecycle = NSLock()
+
 /// A libwebsockets context with its own service thread.
 final class LWSLoop: @unchecked Sendable {
     // @unchecked: `context` and the protocol table are written once in init; `stopping` is atomic.
@@ -47,8 +50,10 @@ final class LWSLoop: @unchecked Sendable {
     private let threadID = Mutex<pthread_t?>(nil)
 
     /// Creates the context. `configure` fills in the rest of the creation info (port, TLS, options…).
+    /// `tls` initialises OpenSSL for the context: it costs 100–200 ms here (lws loads the CA store),
+    /// against under 1 ms without, so plain ws/http contexts go without.
     init(
-        protocolName name: String, target: any LWSCallbackTarget,
+        protocolName name: String, target: any LWSCallbackTarget, tls: Bool,
         configure: (inout lws_context_creation_info) -> Void
     ) throws(SignalingError) {
         pv_lws_silence_logs()
@@ -65,9 +70,10 @@ final class LWSLoop: @unchecked Sendable {
         info.gid = -1
         info.uid = -1
         info.user = box.toOpaque()
-        info.options = pv_lws_option_ssl_global_init()
+        if tls { info.options |= pv_lws_option_ssl_global_init() }
         configure(&info)
-        guard let created = lws_create_context(&info) else {
+        let created = contextLifecycle.withLock { lws_create_context(&info) }
+        guard let created else {
             box.release()
             free(protocolName)
             protocols.deallocate()
@@ -106,7 +112,7 @@ final class LWSLoop: @unchecked Sendable {
 
     private func destroy() {
         alive.withLock { $0 = false }
-        lws_context_destroy(context)
+        contextLifecycle.withLock { lws_context_destroy(context) }
         box.release()
         free(protocolName)
         protocols.deallocate()
