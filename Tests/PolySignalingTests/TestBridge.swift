@@ -73,7 +73,7 @@ final class TestBridge: Sendable {
             onOpen: { connection in state.sockets.withLock { $0.append(connection) } },
             onText: { connection, text in
                 if state.authenticated.withLock({ $0.contains(connection.id) }) { return }
-                if AuthFrame.parse(text)?.token == Self.callToken {
+                if SecretComparison.constantTimeEquals(AuthFrame.parse(text)?.token ?? "", Self.callToken) {
                     state.authenticated.withLock { _ = $0.insert(connection.id) }
                     connection.send(text: #"{"event":"hello-unknown"}"#)
                 } else {
