@@ -88,19 +88,22 @@ final class LWSLoop: @unchecked Sendable {
     /// Runs `body` with the raw context (for client connects before `start`, or on the service thread).
     func withContext<R>(_ body: (OpaquePointer) -> R) -> R { body(context) }
 
-    /// Starts the service thread.
+    /// Starts a service thread.
     func start(name: String) {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in
-            threadID.withLock { $0 = pthread_self() }
-            while !stopping.load(ordering: .acquiring) {
-                _ = lws_service(context, 0)
-            }
-            destroy()
-            finished.signal()
-        }
+        let thread = Thread { [self] in runOnCurrentThread() }
         thread.name = name
         thread.start()
+    }
+
+    /// Services the context on the calling thread until `stop()`, then destroys it.
+    func runOnCurrentThread() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        threadID.withLock { $0 = pthread_self() }
+        while !stopping.load(ordering: .acquiring) {
+            _ = lws_service(context, 0)
+        }
+        destroy()
+        finished.signal()
     }
 
     /// Wakes the service thread (from any thread): it then sees LWS_CALLBACK_EVENT_WAIT_CANCELLED.
