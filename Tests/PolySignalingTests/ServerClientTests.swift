@@ -77,6 +77,32 @@ import Testing
         _ = try await client(bridge).provision()
     }
 
+    @Test func concurrentRequestsAreAllAnswered() async throws {
+        let bridge = try TestBridge()
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    let client = client(bridge)
+                    try await client.provision()
+                    return try await client.connect(offerSDP: "o\(index)")
+                }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(answers == Set((0..<20).map { "answer-to-o\($0)-call-1" }))
+    }
+
+    @Test func perCallTokenRejectedOverTheWire() async throws {
+        let bridge = try TestBridge()
+        let client = client(bridge)
+        var call = try await client.provision()
+        call.token = "not-the-call-token-000"
+        await client.adopt(call)
+        await #expect(throws: SignalingError.callTokenRejected(route: "connect")) {
+            try await client.connect(offerSDP: "o")
+        }
+    }
+
     @Test func connectionRefusedIsATransportError() async throws {
         let port: Int
         do {
