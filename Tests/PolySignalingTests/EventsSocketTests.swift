@@ -54,6 +54,8 @@ func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) asyn
         let collector = UpdateCollector(socket)
         #expect(await eventually { bridge.state.authenticated.withLock { $0.count } == 1 })
         let server = try #require(bridge.lastSocket)
+        #expect(server.remoteAddress == "127.0.0.1")
+        #expect(server.path == "/api/v1/call/call-1/events")
         server.send(text: #"{"event":"repull"}"#)
         server.send(text: #"{"event":"something-new","x":1}"#)
         server.send(text: "not json at all")

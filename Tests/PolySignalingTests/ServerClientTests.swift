@@ -26,6 +26,7 @@ import Testing
         #expect(try await client.connect(offerSDP: "offer") == "answer-to-offer-call-1")
         await client.hangUp()
         #expect(bridge.state.log.withLock { $0 } == ["provision", "delete call-1 \(TestBridge.callToken)"])
+        #expect(bridge.state.remotes.withLock { $0 } == ["127.0.0.1"])
     }
 
     @Test func errorStatusesOverTheWire() async throws {
@@ -100,6 +101,13 @@ import Testing
         await client.adopt(call)
         await #expect(throws: SignalingError.callTokenRejected(route: "connect")) {
             try await client.connect(offerSDP: "o")
+        }
+    }
+
+    @Test func portInUseFailsToStart() throws {
+        let bridge = try TestBridge()
+        #expect(throws: SignalingError.self) {
+            _ = try HTTPServer(configuration: .init(port: bridge.server.port)) { _ in HTTPResponse(status: 200) }
         }
     }
 

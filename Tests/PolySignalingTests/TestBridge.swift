@@ -17,6 +17,7 @@ final class TestBridge: Sendable {
         let sockets = Mutex<[WebSocketConnection]>([])
         let authenticated = Mutex<Set<UInt64>>([])
         let closes = Mutex<[WebSocketClose]>([])
+        let remotes = Mutex<[String]>([])
         init(_ script: [(Int, [String: String])]) { provisionScript = Mutex(script) }
     }
 
@@ -34,6 +35,7 @@ final class TestBridge: Sendable {
         var router = HTTPRouter()
         router.add("POST", "/api/v1/call") { request in
             state.log.withLock { $0.append("provision") }
+            state.remotes.withLock { $0.append(request.remoteAddress) }
             guard request.header("authorization") == "Bearer \(Self.webToken)" else {
                 return .error(401, code: "unauthorized")
             }
