@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio"]),
         .target(name: "PolyMedia", dependencies: ["PolyAudio", "CSRTP"]),
         .target(name: "PolyNet", dependencies: ["PolyMedia", "COpenSSL", "CLinux"]),
-        .target(name: "PolySignaling", dependencies: ["PolyNet", "CWebSockets"]),
+        .target(name: "PolySignaling", dependencies: ["PolyCore", "CWebSockets"]),
         .target(name: "PolyVoice", dependencies: ["PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
         .target(name: "PolyVoiceBridge", dependencies: ["PolyVoice", "CWebSockets"]),
         .target(name: "PolyVoiceTesting", dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet"]),

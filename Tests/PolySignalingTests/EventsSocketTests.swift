@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Synchronization
 import Testing
 
@@ -51,6 +54,8 @@ func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) asyn
         let collector = UpdateCollector(socket)
         #expect(await eventually { bridge.state.authenticated.withLock { $0.count } == 1 })
         let server = try #require(bridge.lastSocket)
+        #expect(server.remoteAddress == "127.0.0.1")
+        #expect(server.path == "/api/v1/call/call-1/events")
         server.send(text: #"{"event":"repull"}"#)
         server.send(text: #"{"event":"something-new","x":1}"#)
         server.send(text: "not json at all")
@@ -127,6 +132,45 @@ func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) asyn
         #expect(await eventually { collector.close != nil })
         #expect(collector.close?.code == 1006)
         #expect(bridge.state.sockets.withLock { $0.isEmpty })
+    }
+
+    @Test func idleSocketIsKeptAliveWithPings() async throws {
+        let bridge = try TestBridge()
+        let socket = try EventsSocket(
+            configuration: .init(
+                url: eventsURL(bridge), token: TestBridge.callToken, pingInterval: .seconds(1), pongTimeout: .seconds(1)
+            ))
+        let collector = UpdateCollector(socket)
+        // lws's validity timer has one-second granularity: allow a few seconds for the first ping.
+        #expect(await eventually(.seconds(5)) { socket.pongsReceived >= 1 })
+        #expect(collector.close == nil)
+        socket.close()
+        #expect(await eventually { collector.close?.code == 1000 })
+    }
+
+    @Test func silentServerTimesOutAsAbnormal() async throws {
+        // A listening socket that is never accepted: TCP connects, the handshake never answers.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { Glibc.close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        try #require(bound && listen(fd, 4) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let url = URL(string: "ws://127.0.0.1:\(port)/events")!
+        let started = ContinuousClock.now
+        let socket = try EventsSocket(
+            configuration: .init(url: url, token: TestBridge.callToken, connectTimeout: .seconds(1)))
+        let collector = UpdateCollector(socket)
+        #expect(await eventually(.seconds(6)) { collector.close != nil })
+        #expect(collector.close == WebSocketClose(code: 1006, reason: "connect timed out"))
+        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test func httpURLsBecomeWebSocketURLs() throws {

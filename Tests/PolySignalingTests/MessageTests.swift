@@ -104,6 +104,14 @@ import Testing
         #expect(throws: SignalingError.self) { try BridgeURLs.resolve("ftp://x/y", against: base) }
     }
 
+    @Test func secretComparison() {
+        #expect(SecretComparison.constantTimeEquals("abc", "abc"))
+        #expect(!SecretComparison.constantTimeEquals("abc", "abd"))
+        #expect(!SecretComparison.constantTimeEquals("abc", "abcd"))
+        #expect(!SecretComparison.constantTimeEquals("", "a"))
+        #expect(SecretComparison.constantTimeEquals("", ""))
+    }
+
     @Test func statusMapping() {
         #expect(SignalingError.forStatus(401, route: "provision", perCall: false) == .unauthorized)
         #expect(SignalingError.forStatus(401, route: "pull", perCall: true) == .callTokenRejected(route: "pull"))

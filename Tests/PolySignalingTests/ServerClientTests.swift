@@ -26,6 +26,7 @@ import Testing
         #expect(try await client.connect(offerSDP: "offer") == "answer-to-offer-call-1")
         await client.hangUp()
         #expect(bridge.state.log.withLock { $0 } == ["provision", "delete call-1 \(TestBridge.callToken)"])
+        #expect(bridge.state.remotes.withLock { $0 } == ["127.0.0.1"])
     }
 
     @Test func errorStatusesOverTheWire() async throws {
@@ -75,6 +76,39 @@ import Testing
         #expect(bridge.state.log.withLock { $0.isEmpty })
         // The server keeps serving after a 413.
         _ = try await client(bridge).provision()
+    }
+
+    @Test func concurrentRequestsAreAllAnswered() async throws {
+        let bridge = try TestBridge()
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    let client = client(bridge)
+                    try await client.provision()
+                    return try await client.connect(offerSDP: "o\(index)")
+                }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(answers == Set((0..<20).map { "answer-to-o\($0)-call-1" }))
+    }
+
+    @Test func perCallTokenRejectedOverTheWire() async throws {
+        let bridge = try TestBridge()
+        let client = client(bridge)
+        var call = try await client.provision()
+        call.token = "not-the-call-token-000"
+        await client.adopt(call)
+        await #expect(throws: SignalingError.callTokenRejected(route: "connect")) {
+            try await client.connect(offerSDP: "o")
+        }
+    }
+
+    @Test func portInUseFailsToStart() throws {
+        let bridge = try TestBridge()
+        #expect(throws: SignalingError.self) {
+            _ = try HTTPServer(configuration: .init(port: bridge.server.port)) { _ in HTTPResponse(status: 200) }
+        }
     }
 
     @Test func connectionRefusedIsATransportError() async throws {

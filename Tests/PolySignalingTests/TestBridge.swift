@@ -17,6 +17,7 @@ final class TestBridge: Sendable {
         let sockets = Mutex<[WebSocketConnection]>([])
         let authenticated = Mutex<Set<UInt64>>([])
         let closes = Mutex<[WebSocketClose]>([])
+        let remotes = Mutex<[String]>([])
         init(_ script: [(Int, [String: String])]) { provisionScript = Mutex(script) }
     }
 
@@ -25,12 +26,16 @@ final class TestBridge: Sendable {
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)/")! }
 
-    init(provisionScript: [(Int, [String: String])] = [], maxBodyBytes: Int = 64 * 1024) throws {
+    init(
+        provisionScript: [(Int, [String: String])] = [], maxBodyBytes: Int = 64 * 1024,
+        tls: (certificate: String, key: String)? = nil
+    ) throws {
         let state = State(provisionScript)
         self.state = state
         var router = HTTPRouter()
         router.add("POST", "/api/v1/call") { request in
             state.log.withLock { $0.append("provision") }
+            state.remotes.withLock { $0.append(request.remoteAddress) }
             guard request.header("authorization") == "Bearer \(Self.webToken)" else {
                 return .error(401, code: "unauthorized")
             }
@@ -70,7 +75,7 @@ final class TestBridge: Sendable {
             onOpen: { connection in state.sockets.withLock { $0.append(connection) } },
             onText: { connection, text in
                 if state.authenticated.withLock({ $0.contains(connection.id) }) { return }
-                if AuthFrame.parse(text)?.token == Self.callToken {
+                if SecretComparison.constantTimeEquals(AuthFrame.parse(text)?.token ?? "", Self.callToken) {
                     state.authenticated.withLock { _ = $0.insert(connection.id) }
                     connection.send(text: #"{"event":"hello-unknown"}"#)
                 } else {
@@ -79,7 +84,9 @@ final class TestBridge: Sendable {
             },
             onClose: { _, close in state.closes.withLock { $0.append(close) } })
         server = try HTTPServer(
-            configuration: .init(maxBodyBytes: maxBodyBytes), webSocket: webSocket, handler: router.handler)
+            configuration: .init(
+                maxBodyBytes: maxBodyBytes, tlsCertificateFile: tls?.certificate, tlsPrivateKeyFile: tls?.key),
+            webSocket: webSocket, handler: router.handler)
     }
 
     var lastSocket: WebSocketConnection? { state.sockets.withLock { $0.last } }

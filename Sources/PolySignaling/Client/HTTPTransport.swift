@@ -14,8 +14,11 @@ public protocol HTTPTransport: Sendable {
 public struct URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
-    /// Uses an ephemeral session (no cookies, no cache) unless one is given.
-    public init(session: URLSession = URLSession(configuration: .ephemeral)) { self.session = session }
+    /// One ephemeral session (no cookies, no cache) shared by default: sessions are never invalidated here.
+    private static let sharedSession = URLSession(configuration: .ephemeral)
+
+    /// Uses the shared ephemeral session unless one is given.
+    public init(session: URLSession? = nil) { self.session = session ?? Self.sharedSession }
 
     public func perform(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let (data, response) = try await session.data(for: request)

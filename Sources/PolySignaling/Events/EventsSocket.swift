@@ -27,11 +27,13 @@ public final class EventsSocket: Sendable {
         public var skipHostnameCheck: Bool
         /// Larger incoming messages close the socket with 1009.
         public var maxMessageBytes: Int
+        /// Bound on connecting and on the WebSocket handshake (then `closed` 1006).
+        public var connectTimeout: Duration
 
         public init(
             url: URL, token: String, pingInterval: Duration = .seconds(10), pongTimeout: Duration = .seconds(10),
             trustedCAFile: String? = nil, allowSelfSigned: Bool = false, skipHostnameCheck: Bool = false,
-            maxMessageBytes: Int = 64 * 1024
+            maxMessageBytes: Int = 64 * 1024, connectTimeout: Duration = .seconds(10)
         ) {
             self.url = url
             self.token = token
@@ -41,6 +43,7 @@ public final class EventsSocket: Sendable {
             self.allowSelfSigned = allowSelfSigned
             self.skipHostnameCheck = skipHostnameCheck
             self.maxMessageBytes = maxMessageBytes
+            self.connectTimeout = connectTimeout
         }
 
         public var description: String {
@@ -60,9 +63,10 @@ public final class EventsSocket: Sendable {
     /// The socket's updates; finishes after `.closed`.
     public let updates: AsyncStream<Update>
     private let core: EventsSocketCore
-    private let loop: LWSLoop
 
-    /// Connects at once; the outcome arrives on `updates`.
+    /// Starts connecting and returns at once; the outcome arrives on `updates`. Only an unusable URL
+    /// throws. The lws context is created on the socket's own thread: for wss that takes 100–200 ms
+    /// (OpenSSL loads the CA store), which must not block the caller's (possibly cooperative) thread.
     public convenience init(configuration: Configuration) throws(SignalingError) {
         try self.init(
             configuration: configuration,
@@ -74,24 +78,50 @@ public final class EventsSocket: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Update.self)
         updates = stream
         let target = try EventsTarget(url: configuration.url)
-        core = EventsSocketCore(
+        let core = EventsSocketCore(
             firstFrame: firstFrame, continuation: continuation, maxMessageBytes: configuration.maxMessageBytes)
-        let caFile = configuration.trustedCAFile.map { strdup($0) }
-        defer { caFile.map { free($0) } }
-        loop = try LWSLoop(protocolName: "polyvoice-events", target: core) { info in
-            info.port = pv_lws_context_port_no_listen()
-            if let caFile { info.client_ssl_ca_filepath = UnsafePointer(caFile) }
+        self.core = core
+        let thread = Thread { Self.run(core: core, target: target, configuration: configuration) }
+        thread.name = "polyvoice-events"
+        thread.start()
+        // Our own timer: lws's handshake timeout did not fire against a silent server here.
+        let timeout = configuration.connectTimeout
+        Task {
+            try? await Task.sleep(for: timeout)
+            core.enqueue(.connectTimedOut)
         }
-        core.loop = loop
+    }
+
+    /// Creates the context, starts the connection, then becomes the service thread.
+    private static func run(core: EventsSocketCore, target: EventsTarget, configuration: Configuration) {
+        let loop: LWSLoop
+        do {
+            let caFile = configuration.trustedCAFile.map { strdup($0) }
+            defer { caFile.map { free($0) } }
+            loop = try LWSLoop(protocolName: "polyvoice-events", target: core, tls: target.secure) { info in
+                info.port = pv_lws_context_port_no_listen()
+                if let caFile { info.client_ssl_ca_filepath = UnsafePointer(caFile) }
+            }
+        } catch {
+            core.failBeforeStart(error.description)
+            return
+        }
         let flags =
             (target.secure ? Int32(LCCSCF_USE_SSL.rawValue) : 0)
             | (configuration.allowSelfSigned ? Int32(LCCSCF_ALLOW_SELFSIGNED.rawValue) : 0)
             | (configuration.skipHostnameCheck ? Int32(LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue) : 0)
         let ping = UInt16(clamping: max(1, Int(configuration.pingInterval.components.seconds)))
         let hangup = ping &+ UInt16(clamping: max(1, Int(configuration.pongTimeout.components.seconds)))
-        let connected = core.connect(target: target, sslFlags: flags, pingSeconds: ping, hangupSeconds: hangup)
-        loop.start(name: "polyvoice-events")
+        let connected = core.connect(
+            loop: loop, target: target, sslFlags: flags, pingSeconds: ping, hangupSeconds: hangup)
+        // Attach only now: once attached, `abandon()` may destroy a loop that never ran.
+        guard core.attach(loop) else {
+            loop.stop()  // the socket was released meanwhile
+            return
+        }
         if !connected { core.enqueue(.failed("cannot start the connection")) }
+        loop.wake()  // drain anything enqueued before the loop existed
+        loop.runOnCurrentThread()
     }
 
     /// Sends the queued frames, then a close frame with `code` (1000 by default). The `closed` update
@@ -100,10 +130,11 @@ public final class EventsSocket: Sendable {
         core.enqueue(.close(WebSocketClose(code: code, reason: reason)))
     }
 
-    deinit {
-        core.enqueue(.close(WebSocketClose(code: WebSocketClose.normal)))
-        loop.stop()
-    }
+    /// Keepalive pongs received so far.
+    var pongsReceived: Int { core.pongs.load(ordering: .relaxed) }
+
+    /// Dropping the socket without `close()` ends it at once (no close frame is guaranteed).
+    deinit { core.abandon() }
 }
 
 /// The parts of a ws/wss URL that lws needs.

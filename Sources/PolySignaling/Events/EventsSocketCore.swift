@@ -6,14 +6,22 @@ import Synchronization
 enum EventsCommand: Sendable {
     case close(WebSocketClose)
     case failed(String)
+    case connectTimedOut
 }
 
 final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
-    // @unchecked: `inbox` is synchronised; `loop` and the C strings are written before the service
-    // thread starts; everything else is touched only on the service thread.
-    var loop: LWSLoop?
+    // @unchecked: `inbox` and `slot` are synchronised; the C strings and retry policy are written by the
+    // socket's thread before it starts servicing; everything else is touched only on that thread.
+    private struct LoopSlot {
+        var loop: LWSLoop?
+        var abandoned = false
+    }
+    private let slot = Mutex(LoopSlot())
+    private var loop: LWSLoop? { slot.withLock { $0.loop } }
     private let continuation: AsyncStream<EventsSocket.Update>.Continuation
     private let inbox = Mutex<[EventsCommand]>([])
+    /// Pongs received (keepalive answers), for tests and diagnostics.
+    let pongs = Atomic<Int>(0)
     private var strings: [UnsafeMutablePointer<CChar>] = []
     private let retryPolicy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
 
@@ -24,6 +32,7 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
     private var peerClose: WebSocketClose?
     private var localClose: WebSocketClose?
     private var finished = false
+    private var opened = false
 
     init(firstFrame: String, continuation: AsyncStream<EventsSocket.Update>.Continuation, maxMessageBytes: Int) {
         self.continuation = continuation
@@ -37,14 +46,38 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
         retryPolicy.deallocate()
     }
 
+    /// Records the loop once created; false if the socket was abandoned meanwhile.
+    func attach(_ loop: LWSLoop) -> Bool {
+        slot.withLock { slot in
+            guard !slot.abandoned else { return false }
+            slot.loop = loop
+            return true
+        }
+    }
+
+    /// The owner is gone: stop the loop (or stop it as soon as it is attached).
+    func abandon() {
+        let loop = slot.withLock { slot in
+            slot.abandoned = true
+            return slot.loop
+        }
+        loop?.stop()
+    }
+
+    /// The context could not be created: report the socket closed (no service thread exists).
+    func failBeforeStart(_ detail: String) {
+        finish(WebSocketClose(code: WebSocketClose.abnormal, reason: detail))
+    }
+
     func enqueue(_ command: EventsCommand) {
         inbox.withLock { $0.append(command) }
         loop?.wake()
     }
 
     /// Starts the client connection (before the service thread runs). False if lws refused at once.
-    func connect(target: EventsTarget, sslFlags: Int32, pingSeconds: UInt16, hangupSeconds: UInt16) -> Bool {
-        guard let loop else { return false }
+    func connect(loop: LWSLoop, target: EventsTarget, sslFlags: Int32, pingSeconds: UInt16, hangupSeconds: UInt16)
+        -> Bool
+    {
         func keep(_ text: String) -> UnsafePointer<CChar> {
             let copy = strdup(text)!
             strings.append(copy)
@@ -77,6 +110,7 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
             drainInbox()
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             self.wsi = wsi
+            opened = true
             continuation.yield(.open)
             if let wsi { lws_callback_on_writable(wsi) }
         case LWS_CALLBACK_CLIENT_RECEIVE:
@@ -93,6 +127,8 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_WRITEABLE:
             guard let wsi else { return -1 }
             return writeNext(wsi)
+        case LWS_CALLBACK_CLIENT_RECEIVE_PONG:
+            pongs.add(1, ordering: .relaxed)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             peerClose = LWSFrames.parseClose(input, length: length) ?? WebSocketClose(code: 1005)
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
@@ -134,16 +170,18 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
                 }
             case .failed(let detail):
                 finish(WebSocketClose(code: WebSocketClose.abnormal, reason: detail))
+            case .connectTimedOut:
+                if !opened { finish(WebSocketClose(code: WebSocketClose.abnormal, reason: "connect timed out")) }
             }
         }
     }
 
     private func finish(_ close: WebSocketClose) {
         wsi = nil
+        loop?.stop()
         guard !finished else { return }
         finished = true
         continuation.yield(.closed(close))
         continuation.finish()
-        loop?.stop()
     }
 }

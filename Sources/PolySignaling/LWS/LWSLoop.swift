@@ -32,6 +32,9 @@ private final class LWSTargetBox {
     init(_ target: any LWSCallbackTarget) { self.target = target }
 }
 
+/// Serialises context creation and destruction: lws (re)initialises process-wide TLS state there.
+private let contextLifecycle = NSLock()
+
 /// A libwebsockets context with its own service thread.
 final class LWSLoop: @unchecked Sendable {
     // @unchecked: `context` and the protocol table are written once in init; `stopping` is atomic.
@@ -47,8 +50,10 @@ final class LWSLoop: @unchecked Sendable {
     private let threadID = Mutex<pthread_t?>(nil)
 
     /// Creates the context. `configure` fills in the rest of the creation info (port, TLS, options…).
+    /// `tls` initialises OpenSSL for the context: it costs 100–200 ms here (lws loads the CA store),
+    /// against under 1 ms without, so plain ws/http contexts go without.
     init(
-        protocolName name: String, target: any LWSCallbackTarget,
+        protocolName name: String, target: any LWSCallbackTarget, tls: Bool,
         configure: (inout lws_context_creation_info) -> Void
     ) throws(SignalingError) {
         pv_lws_silence_logs()
@@ -65,9 +70,10 @@ final class LWSLoop: @unchecked Sendable {
         info.gid = -1
         info.uid = -1
         info.user = box.toOpaque()
-        info.options = pv_lws_option_ssl_global_init()
+        if tls { info.options |= pv_lws_option_ssl_global_init() }
         configure(&info)
-        guard let created = lws_create_context(&info) else {
+        let created = contextLifecycle.withLock { lws_create_context(&info) }
+        guard let created else {
             box.release()
             free(protocolName)
             protocols.deallocate()
@@ -82,19 +88,22 @@ final class LWSLoop: @unchecked Sendable {
     /// Runs `body` with the raw context (for client connects before `start`, or on the service thread).
     func withContext<R>(_ body: (OpaquePointer) -> R) -> R { body(context) }
 
-    /// Starts the service thread.
+    /// Starts a service thread.
     func start(name: String) {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in
-            threadID.withLock { $0 = pthread_self() }
-            while !stopping.load(ordering: .acquiring) {
-                _ = lws_service(context, 0)
-            }
-            destroy()
-            finished.signal()
-        }
+        let thread = Thread { [self] in runOnCurrentThread() }
         thread.name = name
         thread.start()
+    }
+
+    /// Services the context on the calling thread until `stop()`, then destroys it.
+    func runOnCurrentThread() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        threadID.withLock { $0 = pthread_self() }
+        while !stopping.load(ordering: .acquiring) {
+            _ = lws_service(context, 0)
+        }
+        destroy()
+        finished.signal()
     }
 
     /// Wakes the service thread (from any thread): it then sees LWS_CALLBACK_EVENT_WAIT_CANCELLED.
@@ -106,7 +115,7 @@ final class LWSLoop: @unchecked Sendable {
 
     private func destroy() {
         alive.withLock { $0 = false }
-        lws_context_destroy(context)
+        contextLifecycle.withLock { lws_context_destroy(context) }
         box.release()
         free(protocolName)
         protocols.deallocate()

@@ -16,6 +16,13 @@ enum LWSRequestReader {
         return nil
     }
 
+    /// The peer's IP address as text (empty if unknown).
+    static func peerAddress(_ wsi: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// A parsed header (all fragments) as a string.
     static func copy(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
         let length = Int(lws_hdr_total_length(wsi, token))

@@ -12,7 +12,7 @@ public struct AuthFrame: Codable, Equatable, Sendable, CustomStringConvertible, 
         self.token = token
     }
 
-    /// Whether `text` is an auth frame carrying exactly `expectedToken` (for servers; not constant-time).
+    /// Parses an auth frame (for servers); nil if `text` is not one. Compare the token in constant time.
     public static func parse(_ text: String) -> AuthFrame? {
         guard let frame = try? MessageCoding.decode(AuthFrame.self, from: Array(text.utf8)), frame.type == "auth"
         else { return nil }

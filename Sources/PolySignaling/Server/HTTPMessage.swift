@@ -13,10 +13,12 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Path parameters filled in by `HTTPRouter` (`{id}` segments).
     public var parameters: [String: String]
+    /// The client's IP address (for per-client limits); empty if unknown.
+    public var remoteAddress: String
 
     public init(
         method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = [],
-        parameters: [String: String] = [:]
+        parameters: [String: String] = [:], remoteAddress: String = ""
     ) {
         self.method = method
         self.path = path
@@ -24,6 +26,7 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.parameters = parameters
+        self.remoteAddress = remoteAddress
     }
 
     /// The value of header `name` (case-insensitive).

@@ -64,7 +64,7 @@ public final class HTTPServer: Sendable {
             && configuration.host.allSatisfy {
                 $0.isNumber || $0 == "."
             }
-        loop = try LWSLoop(protocolName: "http", target: core) { info in
+        loop = try LWSLoop(protocolName: "http", target: core, tls: certificate != nil && key != nil) { info in
             info.port = Int32(configuration.port)
             info.iface = UnsafePointer(host)
             if isIPv4 { info.options |= pv_lws_option_disable_ipv6() }

@@ -39,7 +39,7 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
         var localClose: WebSocketClose?
     }
     private var requests: [Int: PendingRequest] = [:]  // service thread
-    private var upgrades: [Int: (path: String, headers: [String: String])] = [:]  // service thread
+    private var upgrades: [Int: (path: String, headers: [String: String], remote: String)] = [:]  // service thread
     private var sockets: [Int: Socket] = [:]  // service thread
 
     init(configuration: HTTPServer.Configuration, handler: @escaping HTTPServer.Handler, webSocket: WebSocketHandlers?)
@@ -85,12 +85,16 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
             guard let wsi, let webSocket else { return 1 }
             let path = LWSRequestReader.copy(wsi, WSI_TOKEN_GET_URI) ?? ""
             guard webSocket.accepts(path) else { return 1 }
-            upgrades[key] = (path, LWSRequestReader.headers(wsi, custom: configuration.capturedHeaders))
+            upgrades[key] = (
+                path, LWSRequestReader.headers(wsi, custom: configuration.capturedHeaders),
+                LWSRequestReader.peerAddress(wsi)
+            )
             return 0
         case LWS_CALLBACK_ESTABLISHED:
             guard let webSocket, let upgrade = upgrades.removeValue(forKey: key) else { return -1 }
             let connection = WebSocketConnection(
-                id: newID(), path: upgrade.path, headers: upgrade.headers, key: key, core: self)
+                id: newID(), path: upgrade.path, headers: upgrade.headers, remoteAddress: upgrade.remote, key: key,
+                core: self)
             sockets[key] = Socket(
                 connection: connection, assembler: MessageAssembler(limit: configuration.maxWebSocketMessageBytes))
             webSocket.onOpen(connection)
@@ -125,7 +129,9 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
         guard let (method, path) = LWSRequestReader.methodAndPath(wsi) else { return -1 }
         let headers = LWSRequestReader.headers(wsi, custom: configuration.capturedHeaders)
         let query = LWSRequestReader.copy(wsi, WSI_TOKEN_HTTP_URI_ARGS) ?? ""
-        let request = HTTPRequest(method: method, path: path, query: query, headers: headers)
+        let request = HTTPRequest(
+            method: method, path: path, query: query, headers: headers,
+            remoteAddress: LWSRequestReader.peerAddress(wsi))
         var pending = PendingRequest(id: newID(), request: request)
         let contentLength = headers["content-length"].flatMap { Int($0) } ?? 0
         if contentLength > configuration.maxBodyBytes {

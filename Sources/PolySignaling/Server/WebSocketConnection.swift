@@ -31,13 +31,16 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
     public let path: String
     /// The upgrade request's headers (lower-cased names).
     public let headers: [String: String]
+    /// The client's IP address (empty if unknown).
+    public let remoteAddress: String
     let key: Int
     private let core: ServerCore
 
-    init(id: UInt64, path: String, headers: [String: String], key: Int, core: ServerCore) {
+    init(id: UInt64, path: String, headers: [String: String], remoteAddress: String, key: Int, core: ServerCore) {
         self.id = id
         self.path = path
         self.headers = headers
+        self.remoteAddress = remoteAddress
         self.key = key
         self.core = core
     }
