@@ -19,12 +19,13 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(name: "CLinux"),  // epoll, eventfd, timerfd, netlink headers (no library to link)
 
         // MARK: Layers (lower never imports higher).
         .target(name: "PolyCore"),
         .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio"]),
         .target(name: "PolyMedia", dependencies: ["PolyAudio", "CSRTP"]),
-        .target(name: "PolyNet", dependencies: ["PolyMedia", "COpenSSL"]),
+        .target(name: "PolyNet", dependencies: ["PolyMedia", "COpenSSL", "CLinux"]),
         .target(name: "PolySignaling", dependencies: ["PolyNet", "CWebSockets"]),
         .target(name: "PolyVoice", dependencies: ["PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
         .target(name: "PolyVoiceBridge", dependencies: ["PolyVoice", "CWebSockets"]),

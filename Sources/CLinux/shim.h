@@ -1,0 +1,19 @@
+#ifndef POLYVOICE_CLINUX_SHIM_H
+#define POLYVOICE_CLINUX_SHIM_H
+/* Linux system headers Glibc's Swift module leaves out: epoll, eventfd, timerfd, netlink, getifaddrs. */
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/socket.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/if_addr.h>
+#include <sched.h>
+
+/* Netlink constants defined through macros Swift cannot import. */
+static inline unsigned int pv_rtmgrp_link(void) { return RTMGRP_LINK; }
+static inline unsigned int pv_rtmgrp_ipv4_ifaddr(void) { return RTMGRP_IPV4_IFADDR; }
+static inline unsigned int pv_rtmgrp_ipv6_ifaddr(void) { return RTMGRP_IPV6_IFADDR; }
+#endif
