@@ -202,6 +202,63 @@ private struct DTLSPair {
         #expect(pair.clientKeys != nil && pair.serverKeys != nil)
     }
 
+    @Test func openSSLsOwnWallClockResendsAreSuppressed() throws {
+        // Real time passes between flights (as on a network), so OpenSSL's 1 ms gate is open whenever it
+        // reads; only our deadlines may retransmit, so each side sends exactly its two flights.
+        let pair = try DTLSPair()
+        var sent = (client: 0, server: 0)
+        var connected = 0
+        pair.client.start(at: .zero)
+        for _ in 0..<10 where connected < 2 {
+            for (from, to, isClient) in [(pair.client, pair.server, true), (pair.server, pair.client, false)] {
+                usleep(3_000)
+                while let output = from.pollOutput(at: .zero) {
+                    switch output {
+                    case .transmit(let bytes):
+                        if isClient { sent.client += 1 } else { sent.server += 1 }
+                        try to.handle(.datagram(bytes), at: .zero)
+                    case .event(.connected): connected += 1
+                    case .event: break
+                    }
+                }
+            }
+        }
+        #expect(connected == 2)
+        #expect(sent.client == 2 && sent.server == 2)
+    }
+
+    @Test func datagramsStayWithinTheMTU() throws {
+        let clientCertificate = try DTLSCertificate.generate()
+        let serverCertificate = try DTLSCertificate.generate()
+        let client = try DTLSEndpoint(
+            .init(
+                role: .client, certificate: clientCertificate, remoteFingerprints: [serverCertificate.fingerprint],
+                mtu: 400))
+        let server = try DTLSEndpoint(
+            .init(
+                role: .server, certificate: serverCertificate, remoteFingerprints: [clientCertificate.fingerprint],
+                mtu: 400))
+        var sizes: [Int] = []
+        var connected = 0
+        client.start(at: .zero)
+        for _ in 0..<20 where connected < 2 {
+            for (from, to) in [(client, server), (server, client)] {
+                while let output = from.pollOutput(at: .zero) {
+                    switch output {
+                    case .transmit(let bytes):
+                        sizes.append(bytes.count)
+                        try to.handle(.datagram(bytes), at: .zero)
+                    case .event(.connected): connected += 1
+                    case .event: break
+                    }
+                }
+            }
+        }
+        #expect(connected == 2)
+        #expect(sizes.allSatisfy { $0 <= 400 })
+        #expect(sizes.count > 4)  // the ~640-byte flights had to be split
+    }
+
     @Test func closeNotifyIsDelivered() throws {
         var pair = try DTLSPair()
         pair.run()
