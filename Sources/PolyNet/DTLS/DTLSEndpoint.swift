@@ -9,8 +9,11 @@ import PolyCore
 /// thread (the event loop's). Retransmission decisions follow the caller's clock; OpenSSL still reads the
 /// wall clock internally for its own DTLS timer, which we shorten to a 1 ms gate (see `dtlsTimerCallback`):
 /// if a timeout is handled before 1 ms of real time has passed since the flight, OpenSSL declines and the
-/// endpoint retries 1 ms later on the caller's clock. OpenSSL also reads the clock for certificate validity
-/// (ignored here: peers are authenticated by fingerprint) and session timestamps.
+/// endpoint retries 1 ms later on the caller's clock (tests in virtual time must let 1 ms of real time pass
+/// before a deadline; a wall-clock step backwards delays retransmission by the step). OpenSSL also re-sends
+/// by itself whenever it reads with its gate open; those re-sends are dropped (`DTLSFlightTracker`), so
+/// during the handshake only our deadlines retransmit. OpenSSL further reads the clock for certificate
+/// validity (not enforced: peers are authenticated by fingerprint) and session timestamps.
 public final class DTLSEndpoint {
     /// `a=setup:active` makes us the DTLS client, `passive` the server (`actpass` is resolved by the answer).
     public enum Role: Sendable, Equatable { case client, server }
@@ -257,8 +260,10 @@ public final class DTLSEndpoint {
             retransmitTimeout = min(retransmitTimeout * 2, configuration.maximumRetransmitTimeout)
             deadline = now + retransmitTimeout
         } else if result == 0 {
-            // OpenSSL's wall-clock gate (1 ms after the flight) is not open yet: ask again shortly.
-            deadline = now + .milliseconds(1)
+            // OpenSSL's wall-clock gate (1 ms after the flight) is not open yet: ask again shortly —
+            // unless it has no timer running at all, in which case there is nothing to retransmit.
+            var remaining = timeval()
+            deadline = pv_dtls_get_timeout(ssl, &remaining) == 1 ? now + .milliseconds(1) : nil
         } else {
             fail(.handshakeFailed(openSSLErrorText()))
         }
