@@ -8,7 +8,8 @@ import PackageDescription
 
 /// Harness name → products of the main package it links.
 let harnesses: [(name: String, products: [String])] = [
-    ("FuzzByteReader", ["PolyCore"])
+    ("FuzzByteReader", ["PolyCore"]),
+    ("FuzzRTP", ["PolyMedia"]),
 ]
 
 let package = Package(
