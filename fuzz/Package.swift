@@ -10,6 +10,7 @@ import PackageDescription
 let harnesses: [(name: String, products: [String])] = [
     ("FuzzByteReader", ["PolyCore"]),
     ("FuzzRTP", ["PolyMedia"]),
+    ("FuzzRTCP", ["PolyMedia"]),
 ]
 
 let package = Package(
