@@ -50,5 +50,8 @@ let package = Package(
         .target(name: "COpusBench", path: "Benchmarks/COpusBench"),
         .executableTarget(
             name: "CodecBench", dependencies: ["PolyAudio", "COpusBench"], path: "Benchmarks/CodecBench"),
+        .target(name: "CSRTPBench", dependencies: ["CSRTP"], path: "Benchmarks/CSRTPBench"),
+        .executableTarget(
+            name: "MediaBench", dependencies: ["PolyMedia", "CSRTPBench"], path: "Benchmarks/MediaBench"),
     ]
 )
