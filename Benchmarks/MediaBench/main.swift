@@ -51,25 +51,29 @@ var output = [UInt8](repeating: 0, count: 1500)
 
 let template = try! RTPPacket(parsing: packet).header
 
-@MainActor func swiftParseSerialize(_ n: Int) -> Int64 {
+// The measured loops are nonisolated functions over their own state, so no actor-isolation checks
+// run per packet (closures formed on the main actor would check their executor on every call).
+func swiftParseSerialize(_ n: Int, packet: [UInt8], template: RTPHeader, output: inout [UInt8]) -> Int64 {
     var sum: Int64 = 0
     var header = template
     output.withUnsafeMutableBytes { out in
-        for i in 0..<n {
-            guard let view = try? RTPPacketView(parsing: packet) else { fatalError("parse failed") }
-            let level = view.extensionElements?.audioLevel(id: audioLevelID)
-            header.sequenceNumber = view.sequenceNumber &+ UInt16(truncatingIfNeeded: i)
-            let written = packet.withUnsafeBytes { bytes in
-                try? header.write(payload: UnsafeRawBufferPointer(rebasing: bytes[view.payloadRange]), into: out)
+        packet.withUnsafeBytes { bytes in
+            for i in 0..<n {
+                guard let view = try? RTPPacketView(parsing: packet) else { fatalError("parse failed") }
+                let level = view.extensionElements?.audioLevel(id: audioLevelID)
+                header.sequenceNumber = view.sequenceNumber &+ UInt16(truncatingIfNeeded: i)
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[view.payloadRange])
+                guard let written = try? header.write(payload: payload, into: out) else {
+                    fatalError("serialize failed")
+                }
+                sum += Int64(written) + Int64(level?.level ?? 0) + Int64(out[3])
             }
-            guard let written else { fatalError("serialize failed") }
-            sum += Int64(written) + Int64(level?.level ?? 0) + Int64(out[3])
         }
     }
     return sum
 }
 
-@MainActor func cParseSerialize(_ n: Int) -> Int64 {
+func cParseSerialize(_ n: Int, packet: [UInt8], output: inout [UInt8]) -> Int64 {
     packet.withUnsafeBufferPointer { p in
         output.withUnsafeMutableBufferPointer { out in
             csb_rtp_parse_serialize(
@@ -85,39 +89,37 @@ var srtpBuffer = [UInt8](repeating: 0, count: 1500)
 var swiftSequence: UInt16 = 0
 var cSequence: UInt16 = 0
 
-@MainActor func swiftSRTP(_ session: (send: SRTPSession, receive: SRTPSession)) -> @MainActor (Int) -> Int64 {
-    { n in
-        var sum: Int64 = 0
-        for _ in 0..<n {
-            swiftSequence &+= 1
-            let length = srtpBuffer.withUnsafeMutableBytes { buffer -> Int in
-                packet.withUnsafeBytes { buffer.copyMemory(from: $0) }
-                buffer[2] = UInt8(swiftSequence >> 8)
-                buffer[3] = UInt8(truncatingIfNeeded: swiftSequence)
-                do {
-                    let protected = try session.send.protectRTP(buffer, length: packet.count)
-                    return try session.receive.unprotectRTP(buffer, length: protected)
-                } catch {
-                    fatalError("SRTP failed: \(error)")
-                }
+func swiftSRTP(
+    _ n: Int, send: SRTPSession, receive: SRTPSession, packet: [UInt8], buffer: inout [UInt8], sequence: inout UInt16
+) -> Int64 {
+    var sum: Int64 = 0
+    for _ in 0..<n {
+        sequence &+= 1
+        let length = buffer.withUnsafeMutableBytes { buffer -> Int in
+            packet.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            buffer[2] = UInt8(sequence >> 8)
+            buffer[3] = UInt8(truncatingIfNeeded: sequence)
+            do {
+                let protected = try send.protectRTP(buffer, length: packet.count)
+                return try receive.unprotectRTP(buffer, length: protected)
+            } catch {
+                fatalError("SRTP failed: \(error)")
             }
-            guard let view = try? RTPPacketView(parsing: srtpBuffer[0..<length]) else { fatalError("parse failed") }
-            let level = view.extensionElements?.audioLevel(id: audioLevelID)
-            sum += Int64(length) + Int64(level?.level ?? 0) + Int64(view.payloadRange.count)
         }
-        return sum
+        guard let view = try? RTPPacketView(parsing: buffer[0..<length]) else { fatalError("parse failed") }
+        let level = view.extensionElements?.audioLevel(id: audioLevelID)
+        sum += Int64(length) + Int64(level?.level ?? 0) + Int64(view.payloadRange.count)
     }
+    return sum
 }
 
-@MainActor func cSRTP(_ pair: OpaquePointer) -> @MainActor (Int) -> Int64 {
-    { n in
-        defer { cSequence &+= UInt16(truncatingIfNeeded: n) }
-        return packet.withUnsafeBufferPointer { p in
-            srtpBuffer.withUnsafeMutableBufferPointer { buffer in
-                csb_srtp_round_trips(
-                    pair, p.baseAddress, Int32(p.count), buffer.baseAddress, Int32(buffer.count), Int32(audioLevelID),
-                    cSequence &+ 1, Int32(n))
-            }
+func cSRTP(_ n: Int, pair: OpaquePointer, packet: [UInt8], buffer: inout [UInt8], sequence: inout UInt16) -> Int64 {
+    defer { sequence &+= UInt16(truncatingIfNeeded: n) }
+    return packet.withUnsafeBufferPointer { p in
+        buffer.withUnsafeMutableBufferPointer { buffer in
+            csb_srtp_round_trips(
+                pair, p.baseAddress, Int32(p.count), buffer.baseAddress, Int32(buffer.count), Int32(audioLevelID),
+                sequence &+ 1, Int32(n))
         }
     }
 }
@@ -139,8 +141,8 @@ var cSequence: UInt16 = 0
 print("MediaBench: \(packet.count)-byte RTP packet (100-byte Opus payload, mid + audio level extensions),")
 print("  \(iterations) packets per round, best of \(rounds) rounds; allocations counted process-wide")
 print("  (libsrtp2 on Debian uses NSS, which allocates inside srtp_protect/unprotect: the C column shows that share)")
-let parseSwift = measure(swiftParseSerialize)
-let parseC = measure(cParseSerialize)
+let parseSwift = measure { swiftParseSerialize($0, packet: packet, template: template, output: &output) }
+let parseC = measure { cParseSerialize($0, packet: packet, output: &output) }
 report("RTP parse+serialize", swift: parseSwift, c: parseC)
 
 // `MediaBench rtp` measures the RTP part only (for profiling).
@@ -159,8 +161,12 @@ for profile in srtpProfiles {
             csb_srtp_pair_create(Int32(profile.dtlsProfileID), $0.baseAddress)
         })
     else { fatalError("C SRTP set-up failed") }
-    let swiftResult = measure(swiftSRTP(sessions))
-    let cResult = measure(cSRTP(pair))
+    let swiftResult = measure {
+        swiftSRTP(
+            $0, send: sessions.send, receive: sessions.receive, packet: packet, buffer: &srtpBuffer,
+            sequence: &swiftSequence)
+    }
+    let cResult = measure { cSRTP($0, pair: pair, packet: packet, buffer: &srtpBuffer, sequence: &cSequence) }
     report("SRTP \(profile) protect+unprotect+parse", swift: swiftResult, c: cResult)
     csb_srtp_pair_destroy(pair)
 }
