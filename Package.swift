@@ -9,6 +9,11 @@ let package = Package(
         .library(name: "PolyVoice", targets: ["PolyVoice"]),
         .library(name: "PolyVoiceBridge", targets: ["PolyVoiceBridge"]),
         .executable(name: "polyvoice", targets: ["PolyVoiceCLI"]),
+        // Lower layers as products so the separate fuzz/ package can link the parsers it fuzzes.
+        .library(name: "PolyCore", targets: ["PolyCore"]),
+        .library(name: "PolyMedia", targets: ["PolyMedia"]),
+        .library(name: "PolyNet", targets: ["PolyNet"]),
+        .library(name: "PolySignaling", targets: ["PolySignaling"]),
     ],
     targets: [
         // MARK: C system libraries (Debian packages) with small shims for macros and variadics.
@@ -48,5 +53,8 @@ let package = Package(
         .executableTarget(
             name: "CodecBench", dependencies: ["PolyAudio", "COpusBench"], path: "Benchmarks/CodecBench"),
         .executableTarget(name: "DTLSBench", dependencies: ["PolyNet"], path: "Benchmarks/DTLSBench"),
+        .target(name: "CSRTPBench", dependencies: ["CSRTP"], path: "Benchmarks/CSRTPBench"),
+        .executableTarget(
+            name: "MediaBench", dependencies: ["PolyMedia", "CSRTPBench"], path: "Benchmarks/MediaBench"),
     ]
 )
