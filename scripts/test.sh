@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-swift test --skip-build 2>&1 | grep -vE 'prohibited flag'
+swift test --skip-build --no-parallel 2>&1 | grep -vE 'prohibited flag'
 exit "${PIPESTATUS[0]}"

@@ -7,86 +7,93 @@ public enum ByteReaderError: Error, Equatable, Sendable {
 }
 
 /// A cursor over bytes that never reads out of bounds: each read checks the remaining length first.
+///
+/// Everything is `@inlinable` so parsers in other modules get a specialized, allocation-free reader
+/// (unspecialized generic subscripts allocate on every byte).
+@frozen
 public struct ByteReader<Bytes: RandomAccessCollection>: Sendable
 where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable {
     public let bytes: Bytes
-    /// Absolute index of the next byte to read.
-    public private(set) var position: Int
-    /// Absolute index one past the last readable byte.
-    public private(set) var end: Int
+    @usableFromInline internal var cursor: Int
+    @usableFromInline internal var limit: Int
 
-    public init(_ bytes: Bytes) {
+    /// Absolute index of the next byte to read.
+    @inlinable public var position: Int { cursor }
+    /// Absolute index one past the last readable byte.
+    @inlinable public var end: Int { limit }
+
+    @inlinable public init(_ bytes: Bytes) {
         self.bytes = bytes
-        self.position = bytes.startIndex
-        self.end = bytes.endIndex
+        self.cursor = bytes.startIndex
+        self.limit = bytes.endIndex
     }
 
-    public var remaining: Int { end - position }
-    public var isAtEnd: Bool { position >= end }
+    @inlinable public var remaining: Int { limit - cursor }
+    @inlinable public var isAtEnd: Bool { cursor >= limit }
     /// Bytes read so far, relative to the start.
-    public var offset: Int { position - bytes.startIndex }
+    @inlinable public var offset: Int { cursor - bytes.startIndex }
 
-    private func need(_ count: Int) throws(ByteReaderError) {
+    @inlinable internal func need(_ count: Int) throws(ByteReaderError) {
         guard count >= 0, count <= remaining else {
             throw .truncated(needed: count, available: max(remaining, 0), at: offset)
         }
     }
 
-    public mutating func readUInt8() throws(ByteReaderError) -> UInt8 {
+    @inlinable public mutating func readUInt8() throws(ByteReaderError) -> UInt8 {
         try need(1)
-        defer { position += 1 }
-        return bytes[position]
+        defer { cursor += 1 }
+        return bytes[cursor]
     }
 
-    public mutating func readUInt16() throws(ByteReaderError) -> UInt16 {
+    @inlinable public mutating func readUInt16() throws(ByteReaderError) -> UInt16 {
         try need(2)
-        defer { position += 2 }
-        return UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1])
+        defer { cursor += 2 }
+        return UInt16(bytes[cursor]) << 8 | UInt16(bytes[cursor + 1])
     }
 
-    public mutating func readUInt24() throws(ByteReaderError) -> UInt32 {
+    @inlinable public mutating func readUInt24() throws(ByteReaderError) -> UInt32 {
         try need(3)
-        defer { position += 3 }
-        return UInt32(bytes[position]) << 16 | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2])
+        defer { cursor += 3 }
+        return UInt32(bytes[cursor]) << 16 | UInt32(bytes[cursor + 1]) << 8 | UInt32(bytes[cursor + 2])
     }
 
-    public mutating func readUInt32() throws(ByteReaderError) -> UInt32 {
+    @inlinable public mutating func readUInt32() throws(ByteReaderError) -> UInt32 {
         try need(4)
-        defer { position += 4 }
+        defer { cursor += 4 }
         var value: UInt32 = 0
-        for i in 0..<4 { value = value << 8 | UInt32(bytes[position + i]) }
+        for i in 0..<4 { value = value << 8 | UInt32(bytes[cursor + i]) }
         return value
     }
 
-    public mutating func readUInt64() throws(ByteReaderError) -> UInt64 {
+    @inlinable public mutating func readUInt64() throws(ByteReaderError) -> UInt64 {
         try need(8)
-        defer { position += 8 }
+        defer { cursor += 8 }
         var value: UInt64 = 0
-        for i in 0..<8 { value = value << 8 | UInt64(bytes[position + i]) }
+        for i in 0..<8 { value = value << 8 | UInt64(bytes[cursor + i]) }
         return value
     }
 
     /// The next `count` bytes as a slice of the underlying collection (no copy for slices/arrays).
-    public mutating func readBytes(_ count: Int) throws(ByteReaderError) -> Bytes.SubSequence {
+    @inlinable public mutating func readBytes(_ count: Int) throws(ByteReaderError) -> Bytes.SubSequence {
         try need(count)
-        defer { position += count }
-        return bytes[position..<(position + count)]
+        defer { cursor += count }
+        return bytes[cursor..<(cursor + count)]
     }
 
-    public mutating func skip(_ count: Int) throws(ByteReaderError) {
+    @inlinable public mutating func skip(_ count: Int) throws(ByteReaderError) {
         try need(count)
-        position += count
+        cursor += count
     }
 
-    /// Peeks at the byte `ahead` positions on without consuming; nil past the end.
-    public func peek(_ ahead: Int = 0) -> UInt8? {
-        let index = position + ahead
-        return index >= position && index < end ? bytes[index] : nil
+    /// Peeks at the byte `ahead` positions on without consuming; nil past the limit.
+    @inlinable public func peek(_ ahead: Int = 0) -> UInt8? {
+        let index = cursor + ahead
+        return index >= cursor && index < limit ? bytes[index] : nil
     }
 
     /// Ignores the last `count` readable bytes (e.g. RTP padding) — fails if they are not there.
-    public mutating func dropLast(_ count: Int) throws(ByteReaderError) {
+    @inlinable public mutating func dropLast(_ count: Int) throws(ByteReaderError) {
         try need(count)
-        end -= count
+        limit -= count
     }
 }

@@ -19,7 +19,9 @@ struct ProcessResult {
     let stderr: String
 }
 
-func runPolyvoice(_ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+/// Runs `polyvoice` to completion. The blocking wait happens on a Dispatch thread, not on the
+/// test's cooperative pool, so long runs do not starve concurrently running async tests.
+func runPolyvoice(_ arguments: [String], environment: [String: String]? = nil) async throws -> ProcessResult {
     let process = Process()
     process.executableURL = polyvoiceBinary()
     process.arguments = arguments
@@ -29,37 +31,62 @@ func runPolyvoice(_ arguments: [String], environment: [String: String]? = nil) t
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessResult(
-        status: process.terminationStatus,
-        stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self))
+    return await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            // Drain both pipes at once so a child that fills one cannot deadlock on the other.
+            let errors = PipeDrain(err)
+            let outData = out.fileHandleForReading.readDataToEndOfFile()
+            let errData = errors.wait()
+            process.waitUntilExit()
+            continuation.resume(
+                returning: ProcessResult(
+                    status: process.terminationStatus,
+                    stdout: String(decoding: outData, as: UTF8.self),
+                    stderr: String(decoding: errData, as: UTF8.self)))
+        }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private final class PipeDrain: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()  // written once by the reader before `done` is signalled
+
+    init(_ pipe: Pipe) {
+        Thread { [self] in
+            data = pipe.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }.start()
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
 }
 
 @Suite struct CLIProcessTests {
-    @Test func versionPrintsAndExitsZero() throws {
-        let result = try runPolyvoice(["--version"])
+    @Test func versionPrintsAndExitsZero() async throws {
+        let result = try await runPolyvoice(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("polyvoice "))
     }
 
-    @Test func helpListsUsage() throws {
-        let result = try runPolyvoice(["--help"])
+    @Test func helpListsUsage() async throws {
+        let result = try await runPolyvoice(["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("Usage: polyvoice <command>"))
     }
 
-    @Test func unknownCommandIsUsageError() throws {
-        let result = try runPolyvoice(["frobnicate"])
+    @Test func unknownCommandIsUsageError() async throws {
+        let result = try await runPolyvoice(["frobnicate"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("unknown command 'frobnicate'"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func noArgumentsIsUsageError() throws {
-        let result = try runPolyvoice([])
+    @Test func noArgumentsIsUsageError() async throws {
+        let result = try await runPolyvoice([])
         #expect(result.status == 2)
     }
 }

@@ -28,12 +28,12 @@ import Testing
         return result
     }
 
-    @Test func codesWithLossAndFEC() throws {
+    @Test func codesWithLossAndFEC() async throws {
         let directory = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("in.wav").path
         let output = directory.appendingPathComponent("out.wav").path
-        let result = try runPolyvoice(["codec", input, output, "--fec", "--loss", "20", "--seed", "7"])
+        let result = try await runPolyvoice(["codec", input, output, "--fec", "--loss", "20", "--seed", "7"])
         #expect(result.status == 0, "\(result.stderr)")
         let figures = Self.figures(result.stdout)
         let packets = try #require(figures["packets"])
@@ -46,16 +46,16 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: output))
 
         // Same seed, same losses; another seed, other losses; no loss, nothing lost.
-        let again = try runPolyvoice(["codec", input, output, "--fec", "--loss", "20", "--seed", "7"])
+        let again = try await runPolyvoice(["codec", input, output, "--fec", "--loss", "20", "--seed", "7"])
         #expect(again.stdout == result.stdout)
-        let other = try runPolyvoice(["codec", input, output, "--fec", "--loss", "20", "--seed", "8"])
+        let other = try await runPolyvoice(["codec", input, output, "--fec", "--loss", "20", "--seed", "8"])
         #expect(other.stdout != result.stdout)
-        let clean = try runPolyvoice(["codec", input, output, "--bitrate", "16000", "--complexity", "5"])
+        let clean = try await runPolyvoice(["codec", input, output, "--bitrate", "16000", "--complexity", "5"])
         #expect(Self.figures(clean.stdout)["lost"] == 0)
         #expect(Self.figures(clean.stdout)["kbps"]! < figures["kbps"]!)
     }
 
-    @Test func wrongArgumentsAreUsageErrors() throws {
+    @Test func wrongArgumentsAreUsageErrors() async throws {
         let cases: [[String]] = [
             ["codec"], ["codec", "a.wav"], ["codec", "a.wav", "b.wav", "c.wav"],
             ["codec", "a.wav", "b.wav", "--loss", "150"], ["codec", "a.wav", "b.wav", "--bitrate", "fast"],
@@ -63,34 +63,34 @@ import Testing
             ["codec", "a.wav", "b.wav", "--frobnicate"],
         ]
         for arguments in cases {
-            let result = try runPolyvoice(arguments)
+            let result = try await runPolyvoice(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.contains("polyvoice codec --help"), "\(arguments)")
             #expect(result.stdout.isEmpty)
         }
     }
 
-    @Test func missingOrMalformedFilesFailClearly() throws {
+    @Test func missingOrMalformedFilesFailClearly() async throws {
         let directory = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.wav").path
         let missing = directory.appendingPathComponent("missing.wav").path
-        let result = try runPolyvoice(["codec", missing, output])
+        let result = try await runPolyvoice(["codec", missing, output])
         #expect(result.status == 1)
         #expect(result.stderr.contains(missing))
 
         let bogus = directory.appendingPathComponent("bogus.wav")
         try Data("definitely not a wave file".utf8).write(to: bogus)
-        let malformed = try runPolyvoice(["codec", bogus.path, output])
+        let malformed = try await runPolyvoice(["codec", bogus.path, output])
         #expect(malformed.status == 1)
         #expect(malformed.stderr.contains("\(bogus.path): not a WAV file"))
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
-    @Test func helpDescribesTheOptions() throws {
-        let result = try runPolyvoice(["codec", "--help"])
+    @Test func helpDescribesTheOptions() async throws {
+        let result = try await runPolyvoice(["codec", "--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("--fec"))
-        #expect(try runPolyvoice(["--help"]).stdout.contains("codec"))
+        #expect(try await runPolyvoice(["--help"]).stdout.contains("codec"))
     }
 }

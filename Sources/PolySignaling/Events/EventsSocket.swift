@@ -85,9 +85,10 @@ public final class EventsSocket: Sendable {
         thread.name = "polyvoice-events"
         thread.start()
         // Our own timer: lws's handshake timeout did not fire against a silent server here.
+        // A Dispatch timer, not Task.sleep: the cooperative pool can be saturated by callers
+        // that block, and a connect timeout must fire on time regardless.
         let timeout = configuration.connectTimeout
-        Task {
-            try? await Task.sleep(for: timeout)
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.inSeconds) {
             core.enqueue(.connectTimedOut)
         }
     }
