@@ -10,11 +10,14 @@ seconds=${2:?usage: scripts/fuzz.sh <Harness> <seconds>}
 [ -d "fuzz/Sources/$name" ] || { echo "no harness fuzz/Sources/$name"; exit 2; }
 
 echo "== building $name (-sanitize=fuzzer,address)"
+# `--sanitize` instruments only the fuzz package's own targets and links libFuzzer's main();
+# `-Xswiftc -sanitize=…` also instruments the main package's modules, where the parsers live.
+flags=(--package-path fuzz -c debug --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address)
 # ld.gold prints one harmless 'Cannot export local symbol __asan_*' line per ASan helper: hide them.
-swift build --package-path fuzz -c debug --sanitize fuzzer --sanitize address --product "$name" 2>&1 \
+swift build "${flags[@]}" --product "$name" 2>&1 \
   | grep -vE 'Cannot export local symbol|prohibited flag|^\[[0-9]+/[0-9]+\]'
 [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed"; exit 1; }
-binary="$(swift build --package-path fuzz -c debug --sanitize fuzzer --sanitize address --show-bin-path)/$name"
+binary="$(swift build "${flags[@]}" --show-bin-path)/$name"
 
 work="fuzz/work/$name"
 artifacts="fuzz/work/artifacts/$name"
@@ -27,7 +30,10 @@ echo "== running $name for ${seconds}s (seeds: fuzz/corpus/$name, log: $log)"
 status=$?
 
 grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^Done [0-9]+ runs' "$log"
-grep -E 'NEW|REDUCE' "$log" | tail -1
+grep -E 'NEW|REDUCE|DONE' "$log" | tail -1
+if grep -q 'no interesting inputs were found' "$log"; then
+  echo "== $name: no coverage feedback (the parser is not instrumented?)"; exit 1
+fi
 if [ "$status" -ne 0 ]; then
   echo "== $name FOUND A PROBLEM (exit $status):"
   grep -E -A30 'ERROR: (libFuzzer|AddressSanitizer)|Fatal error|SUMMARY' "$log" | head -60
