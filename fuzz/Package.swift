@@ -8,7 +8,9 @@ import PackageDescription
 
 /// Harness name → products of the main package it links.
 let harnesses: [(name: String, products: [String])] = [
-    ("FuzzByteReader", ["PolyCore"])
+    ("FuzzByteReader", ["PolyCore"]),
+    ("FuzzSTUN", ["PolyCore", "PolyNet"]),
+    ("FuzzSDP", ["PolyNet"]),
 ]
 
 let package = Package(
