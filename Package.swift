@@ -45,5 +45,8 @@ let package = Package(
         .target(name: "COpusBench", path: "Benchmarks/COpusBench"),
         .executableTarget(
             name: "CodecBench", dependencies: ["PolyAudio", "COpusBench"], path: "Benchmarks/CodecBench"),
+        .systemLibrary(
+            name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
+        .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),
     ]
 )

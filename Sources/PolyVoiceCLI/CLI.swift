@@ -23,7 +23,9 @@ enum CLI {
     static let version = "0.1.0"
 
     /// Every subcommand; each lives in its own file under Commands/.
-    static let subcommands: [Subcommand] = []
+    static let subcommands: [Subcommand] = [
+        .jitterSim
+    ]
 
     static var topHelp: String {
         var text = """

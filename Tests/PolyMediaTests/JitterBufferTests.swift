@@ -175,12 +175,24 @@ import Testing
         #expect(run.operations[100] == .silence)
     }
 
-    @Test func delaySpikeIsAbsorbedThenDrainedByAcceleration() {
+    @Test func delaySpikeIsSkippedByDefault() {
+        let packets = (0..<400).map { k in
+            TracePacket(index: k, arrivalMs: (100..<110).contains(k) ? 110 * 20 + 30 : Double(k) * 20 + 30)
+        }
+        let run = runTrace(packets, durationMs: 7900)
+        #expect(run.statistics.packetsDiscarded >= 5)
+        #expect(run.statistics.concealmentEvents == 1)
+        #expect(run.buffer.currentLevel < .milliseconds(80))
+    }
+
+    @Test func delaySpikeIsAbsorbedWithStallingThenDrainedByAcceleration() {
         // A 200 ms spike: packets 100...109 all arrive together when the spike ends.
         let packets = (0..<400).map { k in
             TracePacket(index: k, arrivalMs: (100..<110).contains(k) ? 110 * 20 + 30 : Double(k) * 20 + 30)
         }
-        let run = runTrace(packets, durationMs: 8200)
+        var configuration = JitterBufferConfiguration()
+        configuration.stallLimit = .milliseconds(200)
+        let run = runTrace(packets, durationMs: 8200, configuration: configuration)
         #expect(run.statistics.removedSamplesForAcceleration > 0)
         #expect(run.statistics.packetsDiscarded == 0)
         #expect(run.buffer.currentLevel < .milliseconds(80))
@@ -200,8 +212,10 @@ import Testing
         let packets = (0..<400).map { k in
             TracePacket(index: k, arrivalMs: (100..<110).contains(k) ? 110 * 20 + 30 : Double(k) * 20 + 30)
         }
+        var configuration = JitterBufferConfiguration()
+        configuration.stallLimit = .milliseconds(200)
         for frequency in [110.0, 190.0, 310.0] {
-            let run = runTrace(packets, durationMs: 8200, frequency: frequency)
+            let run = runTrace(packets, durationMs: 8200, configuration: configuration, frequency: frequency)
             let expected = 48000 / frequency
             var checked = 0
             for (i, op) in run.operations.enumerated() where op == .accelerate || op == .preemptiveExpand {
