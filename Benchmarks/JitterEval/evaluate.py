@@ -8,7 +8,10 @@ FEC with the trace's loss rate as hint, all decoded by the same libopus decoder)
   aiortc    aiortc's audio JitterBuffer(capacity=16, prefetch=4), via aiortc_playout.py
 The baselines' playout decisions are recorded as schedules and decoded by jitter-sim, so the codec is identical.
 
-Each output is aligned to the input (cross-correlation at 16 kHz), then scored with PESQ wideband and STOI.
+Each output is aligned to the input by cross-correlation at 16 kHz, the same way for every buffer: PESQ-WB gets
+the globally aligned output (PESQ re-aligns utterances itself; cutting the audio would add clicks), STOI gets it
+re-aligned per 1 s chunk within ±60 ms of the global lag (STOI has no alignment of its own, so the few ms that
+time-stretching and delay changes move the audio would otherwise count as distortion).
 "Delay" is the mean time a played sample waited in the buffer (arrival to playout; W3C jitterBufferDelay /
 jitterBufferEmittedCount); "conceal" is concealed (PLC or silence) / played packet audio.
 
@@ -73,15 +76,35 @@ def align(ref, deg, max_lag_s=1.5):
     return np.pad(out, (0, len(ref) - len(out))), lag / 16
 
 
+def align_piecewise(ref, deg, lag, chunk=16000, search=960):
+    """Re-aligns each 1 s chunk within ±60 ms of the global lag: time-scale modification and delay changes
+    move the audio by a few ms at a time, which a single global lag would score as distortion."""
+    out = np.zeros_like(ref)
+    for start in range(0, len(ref), chunk):
+        r = ref[start:start + chunk]
+        best, best_lag = -np.inf, lag
+        if np.dot(r, r) > 0:
+            lo = max(0, lag + start - search)
+            seg = deg[lo: lag + start + search + len(r)]
+            if len(seg) >= len(r):
+                xc = np.correlate(seg, r, mode="valid")
+                k = int(np.argmax(xc))
+                best, best_lag = xc[k], lo + k - start
+        piece = deg[start + best_lag: start + best_lag + len(r)]
+        out[start:start + len(piece)] = piece
+    return out
+
+
 def score(ref, deg):
     from pesq import pesq
     from pystoi import stoi
     aligned, lag_ms = align(ref, deg)
+    piecewise = align_piecewise(ref, deg, int(lag_ms * 16))
     try:
         p = pesq(16000, ref, aligned, "wb")
     except Exception:  # PESQ refuses signals it finds no speech in
         p = float("nan")
-    return p, stoi(ref, aligned, 16000, extended=False), lag_ms
+    return p, stoi(ref, piecewise, 16000, extended=False), lag_ms
 
 
 def main():
