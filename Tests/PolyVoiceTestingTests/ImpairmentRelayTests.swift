@@ -149,7 +149,12 @@ private func packet(_ number: Int, size: Int = 100) -> [UInt8] {
         }
         let counters = settledCounters(relay) { $0.up.received == 90 }
         #expect(counters.up.droppedInOutage == 90 - arrived.count)
-        #expect(counters.up.droppedInOutage > 20)
+        // How many fell inside the window depends on how fast this machine sent them; count those.
+        let sentInside = sentAt.filter {
+            $0 >= window.lowerBound + .milliseconds(15) && $0 < window.upperBound - .milliseconds(15)
+        }.count
+        #expect(sentInside > 0)
+        #expect(counters.up.droppedInOutage >= sentInside)
     }
 
     @Test func delayIsAdded() throws {
