@@ -1,1 +1,0 @@
-// PolyNet — see docs/ARCHITECTURE.md for what this layer holds.

@@ -1,1 +1,0 @@
-// PolyVoice — see docs/ARCHITECTURE.md for what this layer holds.
