@@ -24,7 +24,8 @@ enum CLI {
 
     /// Every subcommand; each lives in its own file under Commands/.
     static let subcommands: [Subcommand] = [
-        .codec
+        .codec,
+        .devices,
     ]
 
     static var topHelp: String {

@@ -36,11 +36,28 @@ public enum AudioDevices {
     public static func select(byIdOrName query: String, for direction: AudioDirection) throws(AudioDeviceError)
         -> AudioDeviceInfo
     {
-        let candidates = try list().filter { $0.supports(direction) }
+        try select(byIdOrName: query, for: direction, in: list())
+    }
+
+    /// `select(byIdOrName:for:)` over a given list (for tests and callers holding a list).
+    public static func select(byIdOrName query: String, for direction: AudioDirection, in devices: [AudioDeviceInfo])
+        throws(AudioDeviceError) -> AudioDeviceInfo
+    {
+        let candidates = devices.filter { $0.supports(direction) }
         guard !candidates.isEmpty else { throw .noDevices(direction) }
         let wanted = query.trimmingCharacters(in: .whitespaces)
-        if wanted.lowercased() == "default" { return try defaultDevice(for: direction) }
-        if let id = Int(wanted), let device = candidates.first(where: { $0.id == id }) { return device }
+        if wanted.lowercased() == "default" {
+            let found = candidates.first { direction == .input ? $0.isDefaultInput : $0.isDefaultOutput }
+            guard let found else { throw .noDevices(direction) }
+            return found
+        }
+        // An id means that device (one without this direction is an error, not a name search for "2").
+        if let id = Int(wanted), devices.contains(where: { $0.id == id }) {
+            guard let device = candidates.first(where: { $0.id == id }) else {
+                throw .notFound(query: query, direction: direction, available: candidates.map(\.description))
+            }
+            return device
+        }
         let lowered = wanted.lowercased()
         if let exact = candidates.first(where: { $0.name.lowercased() == lowered }) { return exact }
         if !lowered.isEmpty, let partial = candidates.first(where: { $0.name.lowercased().contains(lowered) }) {
