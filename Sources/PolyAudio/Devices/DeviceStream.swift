@@ -45,11 +45,8 @@ final class DeviceStream: @unchecked Sendable {
             staged.deallocate()
             throw .portAudio(operation: "resampler", device: device.name, message: error.message)
         }
-        do throws(AudioDeviceError) { try open() } catch {
-            deviceScratch.deallocate()
-            staged.deallocate()
-            throw error
-        }
+        // Every property is set here, so a throw from `open` still runs `deinit` (which frees the buffers).
+        try open()
     }
 
     deinit {

@@ -18,14 +18,12 @@ public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
         self.url = url
         self.name = "file \(url.lastPathComponent)"
         descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            staging.deallocate()
-            throw WAVError(file: url.path, problem: .io(String(cString: strerror(errno))))
-        }
+        // Every property is set here, so a throw below still runs `deinit` (which frees `staging`).
+        guard descriptor >= 0 else { throw WAVError(file: url.path, problem: .io(String(cString: strerror(errno)))) }
         let header = WAVFile(sampleRate: AudioFrameFormat.sampleRate, layout: .mono, samples: .int16([])).encoded()
         if !header.withUnsafeBytes({ writeAll($0) }) {
             Glibc.close(descriptor)
-            staging.deallocate()
+            descriptor = -1
             throw error ?? WAVError(file: url.path, problem: .io("cannot write header"))
         }
     }
