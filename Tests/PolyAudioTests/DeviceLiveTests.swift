@@ -8,8 +8,18 @@ import Testing
 
 private let deviceTestEnabled = ProcessInfo.processInfo.environment["POLYVOICE_DEVICE_TEST"] == "1"
 
-@Suite(.enabled(if: deviceTestEnabled, "set POLYVOICE_DEVICE_TEST=1 with a device (scripts/test.sh does)"))
+@Suite(.enabled(if: deviceTestEnabled, "set POLYVOICE_DEVICE_TEST=1 with a device (scripts/test.sh does)"), .serialized)
 struct DeviceLiveTests {
+    /// Runs `pactl` against the test's PulseAudio server (PULSE_SERVER from scripts/pulse-null.sh).
+    static func pactl(_ arguments: String...) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "pactl \(arguments) failed")
+    }
+
     @Test func listsTheDefaultDevices() throws {
         let devices = try AudioDevices.list()
         #expect(!devices.isEmpty, "PortAudio lists no device: is the PulseAudio null sink running?")
@@ -68,5 +78,40 @@ struct DeviceLiveTests {
                 + "\(Int(inputRate)) Hz, played \(outputCounters.samples) at \(Int(outputRate)) Hz; "
                 + "underruns in \(inputCounters.underruns)/out \(outputCounters.underruns), overruns in "
                 + "\(inputCounters.overruns)/out \(outputCounters.overruns); \(realSamples) samples read")
+    }
+
+    /// Suspending the sink stops playback callbacks: the sink reports the loss within about 500 ms and,
+    /// once the sink is back, falls back to the default device and plays again.
+    @Test func reportsLossAndFallsBack() async throws {
+        let sink = try DeviceSink()
+        var events = sink.events.makeAsyncIterator()
+        #expect(await events.next() == .active(device: try #require(sink.device).name))
+        let frame = [Int16](repeating: 0, count: AudioFrameFormat.samplesPerFrame)
+        let clock = ContinuousClock()
+        // Past the start-up allowance (3 s), so the 500 ms callback limit applies.
+        let start = clock.now
+        while clock.now - start < .milliseconds(3300) {
+            frame.withUnsafeBufferPointer { sink.write($0) }
+            try await clock.sleep(for: .milliseconds(20))
+        }
+        try Self.pactl("suspend-sink", "polyvoice_null", "1")
+        let suspended = clock.now
+        let lost = await events.next()
+        let detection = clock.now - suspended
+        try Self.pactl("suspend-sink", "polyvoice_null", "0")
+        guard case .lost(let device, let reason) = lost else {
+            Issue.record("expected .lost, got \(String(describing: lost))")
+            sink.close()
+            return
+        }
+        #expect(reason.contains("500 ms") || reason.contains("stopped"), "\(device): \(reason)")
+        #expect(detection < .milliseconds(1500), "loss noticed after \(detection)")
+        let fallback = await events.next()
+        #expect(fallback == .fellBack(from: device, to: try AudioDevices.defaultDevice(for: .output).name))
+        let before = sink.counters.callbacks
+        try await clock.sleep(for: .milliseconds(400))
+        #expect(sink.counters.callbacks > before, "no callbacks after falling back")
+        sink.close()
+        print("device test: loss noticed after \(detection)")
     }
 }
