@@ -73,10 +73,7 @@ final class DeviceController: @unchecked Sendable {
     func close() {
         guard !closed.isRaised else { return }
         closed.raise()
-        current.withLock { stream in
-            stream?.close()
-            stream = nil
-        }
+        takeStream()?.close()
         continuation.finish()
     }
 
@@ -134,13 +131,19 @@ final class DeviceController: @unchecked Sendable {
         } else {
             return
         }
-        current.withLock { stream in
-            stream?.close()
-            stream = nil
-        }
+        takeStream()?.close()
         continuation.yield(.lost(device: name, reason: reason))
         state.lostName = name
         state.nextRetry = now
+    }
+
+    /// Removes the running stream, to close it outside the lock (closing can take milliseconds).
+    private func takeStream() -> DeviceStream? {
+        current.withLock { stream in
+            let taken = stream
+            stream = nil
+            return taken
+        }
     }
 
     /// Opens the default device after a loss; returns its name, or nil if that failed too.
