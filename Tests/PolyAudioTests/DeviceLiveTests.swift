@@ -28,6 +28,15 @@ struct DeviceLiveTests {
         #expect(input.maxInputChannels > 0)
         #expect(output.maxOutputChannels > 0)
         #expect(try AudioDevices.select(byIdOrName: "\(output.id)", for: .output) == output)
+        // Opening by name works, and a name that matches nothing says what exists.
+        let source = try DeviceSource(named: input.name)
+        #expect(source.device?.id == input.id)
+        source.close()
+        #expect {
+            _ = try DeviceSink(named: "no-such-device-xyz")
+        } throws: { error in
+            (error as? AudioDeviceError)?.description.contains("available: ") == true
+        }
     }
 
     /// What the pacing thread saw.
