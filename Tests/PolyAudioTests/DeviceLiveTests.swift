@@ -151,4 +151,25 @@ struct DeviceLiveTests {
         sink.close()
         print("device test: loss noticed after \(detection)")
     }
+
+    /// `switchDevice` moves a running capture to another device; audio keeps coming.
+    @Test func switchesDevicesWhileRunning() async throws {
+        let source = try DeviceSource()
+        var events = source.events.makeAsyncIterator()
+        _ = await events.next()
+        let other = try #require(
+            try AudioDevices.list().first { $0.maxInputChannels > 0 && $0.id != source.device?.id },
+            "the device test needs two capture devices (PulseAudio gives 'pulse' and 'default')")
+        try source.switchDevice(to: other)
+        #expect(await events.next() == .switched(to: other.name))
+        #expect(source.device == other)
+        var buffer = [Int16](repeating: 0, count: AudioFrameFormat.samplesPerFrame)
+        var real = 0
+        for _ in 0..<25 {
+            try await Task.sleep(for: .milliseconds(20))
+            real += buffer.withUnsafeMutableBufferPointer { source.read(into: $0) }
+        }
+        source.close()
+        #expect(real > 0, "no audio after switching to \(other.name)")
+    }
 }
