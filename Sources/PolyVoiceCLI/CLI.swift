@@ -25,6 +25,7 @@ enum CLI {
     /// Every subcommand; each lives in its own file under Commands/.
     static let subcommands: [Subcommand] = [
         .codec,
+        .devices,
         .impair,
         .jitterSim,
     ]
