@@ -24,11 +24,18 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(
+            name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
+            providers: [.apt(["libwebrtc-audio-processing-dev"])]),
         .systemLibrary(name: "CLinux"),  // epoll, eventfd, timerfd, netlink headers (no library to link)
 
         // MARK: Layers (lower never imports higher).
+        // C API over the C++ audio processing library; SwiftPM drops pkg-config's -D flags.
+        .target(
+            name: "CAudioProcessing", dependencies: ["CWebRTCAudioProcessing"],
+            cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
         .target(name: "PolyCore"),
-        .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio"]),
+        .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio", "CAudioProcessing"]),
         .target(name: "PolyMedia", dependencies: ["PolyAudio", "CSRTP"]),
         .target(name: "PolyNet", dependencies: ["PolyMedia", "COpenSSL", "CLinux"]),
         .target(name: "PolySignaling", dependencies: ["PolyCore", "CWebSockets"]),
