@@ -18,7 +18,7 @@ typedef struct pv_apm_stats {
     int echo_return_loss;                  /* ERL: far-end power over echo power (average). */
     int echo_return_loss_enhancement;      /* ERLE: echo power over output power (average). */
     int residual_echo_return_loss;         /* RERL = ERL + ERLE (average). */
-    int delay_median_ms;                   /* Estimated render-to-capture delay, -1 if unknown. */
+    int delay_median_ms;                   /* Median delay mismatch the canceller finds, -1 if unknown. */
     int delay_std_ms;
     int stream_has_echo;                   /* The last capture block contained echo. */
 } pv_apm_stats;

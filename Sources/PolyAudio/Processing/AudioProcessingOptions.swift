@@ -18,7 +18,8 @@ public struct AudioProcessingOptions: Sendable, Equatable {
     /// Everything on: for a microphone and a speaker in the same room.
     public static let all = AudioProcessingOptions()
     /// Everything off: the signal passes unchanged (files, app buffers).
-    public static let none = AudioProcessingOptions(echoCancellation: false, noiseSuppression: false, gainControl: false)
+    public static let none = AudioProcessingOptions(
+        echoCancellation: false, noiseSuppression: false, gainControl: false)
 
     /// Whether any component is on.
     public var isEnabled: Bool { echoCancellation || noiseSuppression || gainControl }

@@ -69,7 +69,7 @@ public final class AudioProcessor: @unchecked Sendable {
             echoReturnLoss: Int(stats.echo_return_loss),
             echoReturnLossEnhancement: Int(stats.echo_return_loss_enhancement),
             residualEchoReturnLoss: Int(stats.residual_echo_return_loss),
-            estimatedDelay: stats.delay_median_ms >= 0 ? .milliseconds(Int(stats.delay_median_ms)) : nil,
+            delayOffsetMedian: stats.delay_median_ms >= 0 ? .milliseconds(Int(stats.delay_median_ms)) : nil,
             hasEcho: stats.stream_has_echo != 0)
     }
 

@@ -8,19 +8,20 @@ public struct EchoStatistics: Sendable, Equatable {
     public var echoReturnLossEnhancement: Int
     /// RERL = ERL + ERLE.
     public var residualEchoReturnLoss: Int
-    /// The canceller's estimate of the playout-to-microphone delay, nil until it has one.
-    public var estimatedDelay: Duration?
+    /// The canceller's internal median delay figure (for diagnostics: it is measured against the
+    /// canceller's own buffering, not an absolute playout-to-microphone delay); nil until it has one.
+    public var delayOffsetMedian: Duration?
     /// Whether the last microphone block contained echo.
     public var hasEcho: Bool
 
     public init(
-        echoReturnLoss: Int, echoReturnLossEnhancement: Int, residualEchoReturnLoss: Int, estimatedDelay: Duration?,
+        echoReturnLoss: Int, echoReturnLossEnhancement: Int, residualEchoReturnLoss: Int, delayOffsetMedian: Duration?,
         hasEcho: Bool
     ) {
         self.echoReturnLoss = echoReturnLoss
         self.echoReturnLossEnhancement = echoReturnLossEnhancement
         self.residualEchoReturnLoss = residualEchoReturnLoss
-        self.estimatedDelay = estimatedDelay
+        self.delayOffsetMedian = delayOffsetMedian
         self.hasEcho = hasEcho
     }
 }
