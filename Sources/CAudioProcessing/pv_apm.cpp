@@ -40,7 +40,9 @@ bool configure(AudioProcessing &processor, bool aec, bool ns, bool agc) {
     webrtc::EchoCancellation *echo = processor.echo_cancellation();
     if (echo->Enable(aec) != 0) return false;
     if (aec) {
-        if (echo->set_suppression_level(webrtc::EchoCancellation::kHighSuppression) != 0) return false;
+        // Moderate (the library's default): high suppression removed no more steady echo in our
+        // tests but cut the near end's voice during double talk (barge-in) by 9 dB instead of 6.
+        if (echo->set_suppression_level(webrtc::EchoCancellation::kModerateSuppression) != 0) return false;
         if (echo->enable_metrics(true) != 0) return false;
         if (echo->enable_delay_logging(true) != 0) return false;
     }
