@@ -63,6 +63,9 @@ let package = Package(
         .target(name: "CSRTPBench", dependencies: ["CSRTP"], path: "Benchmarks/CSRTPBench"),
         .executableTarget(
             name: "MediaBench", dependencies: ["PolyMedia", "CSRTPBench"], path: "Benchmarks/MediaBench"),
+        .executableTarget(
+            name: "AudioProcessingBench", dependencies: ["PolyAudio", "CAudioProcessing", "CSRTPBench"],
+            path: "Benchmarks/AudioProcessingBench"),
         .systemLibrary(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),
