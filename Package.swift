@@ -24,11 +24,18 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(
+            name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
+            providers: [.apt(["libwebrtc-audio-processing-dev"])]),
         .systemLibrary(name: "CLinux"),  // epoll, eventfd, timerfd, netlink headers (no library to link)
 
         // MARK: Layers (lower never imports higher).
+        // C API over the C++ audio processing library; SwiftPM drops pkg-config's -D flags.
+        .target(
+            name: "CAudioProcessing", dependencies: ["CWebRTCAudioProcessing"],
+            cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
         .target(name: "PolyCore"),
-        .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio"]),
+        .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio", "CAudioProcessing"]),
         .target(name: "PolyMedia", dependencies: ["PolyAudio", "CSRTP"]),
         .target(name: "PolyNet", dependencies: ["PolyMedia", "COpenSSL", "CLinux"]),
         .target(name: "PolySignaling", dependencies: ["PolyCore", "CWebSockets"]),
@@ -56,6 +63,9 @@ let package = Package(
         .target(name: "CSRTPBench", dependencies: ["CSRTP"], path: "Benchmarks/CSRTPBench"),
         .executableTarget(
             name: "MediaBench", dependencies: ["PolyMedia", "CSRTPBench"], path: "Benchmarks/MediaBench"),
+        .executableTarget(
+            name: "AudioProcessingBench", dependencies: ["PolyAudio", "CAudioProcessing", "CSRTPBench"],
+            path: "Benchmarks/AudioProcessingBench"),
         .systemLibrary(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),
