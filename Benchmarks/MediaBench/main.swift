@@ -3,32 +3,54 @@
 // (Benchmarks/CSRTPBench) calling the same libsrtp2 functions, in one process. Also counts heap
 // allocation calls per packet (the C target interposes the allocator; see alloc_count.c).
 import CSRTPBench
+import Glibc
 import PolyCore
 import PolyMedia
 
-let iterations = 50_000
-let rounds = 5
 let audioLevelID: UInt8 = 1
 let payloadSize = 100
 
-/// Minimum over rounds of (ns per packet, allocations per packet) for one measured body.
-@MainActor func measure(_ body: @MainActor (Int) -> Int64) -> (
-    nsPerPacket: Double, allocationsPerPacket: Double, checksum: Int64
-) {
-    var best = Double.infinity
-    var allocations = Double.infinity
+/// Best (minimum) ns per packet and allocations per packet of one side, and its checksum.
+struct Measurement {
+    var nsPerPacket = Double.infinity
+    var allocationsPerPacket = Double.infinity
     var checksum: Int64 = 0
-    _ = body(iterations / 10)  // warm-up (first SSRC seen, caches)
-    for _ in 0..<rounds {
+}
+
+/// CPU time of the calling thread: the machine is shared, so wall time would count other processes.
+func threadCPUNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}
+
+/// Runs the Swift and C bodies in interleaved rounds (alternating which goes first, so load changes
+/// hit both sides alike) and keeps each side's best round.
+@MainActor func compare(
+    iterations: Int, rounds: Int, swift: @MainActor (Int) -> Int64, c: @MainActor (Int) -> Int64
+) -> (swift: Measurement, c: Measurement) {
+    var results = (swift: Measurement(), c: Measurement())
+    _ = swift(iterations / 10)  // warm-up (first SSRC seen, caches)
+    _ = c(iterations / 10)
+    func run(_ body: @MainActor (Int) -> Int64, into result: inout Measurement) {
         let allocationsBefore = csb_allocation_count()
-        let start = Instant.now()
-        checksum = body(iterations)
-        let elapsed = Instant.now() - start
-        let allocationsAfter = csb_allocation_count()
-        best = min(best, Double(elapsed.totalNanoseconds) / Double(iterations))
-        allocations = min(allocations, Double(allocationsAfter - allocationsBefore) / Double(iterations))
+        let start = threadCPUNanoseconds()
+        result.checksum = body(iterations)
+        let elapsed = threadCPUNanoseconds() - start
+        let allocations = csb_allocation_count() - allocationsBefore
+        result.nsPerPacket = min(result.nsPerPacket, Double(elapsed) / Double(iterations))
+        result.allocationsPerPacket = min(result.allocationsPerPacket, Double(allocations) / Double(iterations))
     }
-    return (best, allocations, checksum)
+    for round in 0..<rounds {
+        if round % 2 == 0 {
+            run(swift, into: &results.swift)
+            run(c, into: &results.c)
+        } else {
+            run(c, into: &results.c)
+            run(swift, into: &results.swift)
+        }
+    }
+    return results
 }
 
 @MainActor func makePacket() -> [UInt8] {
@@ -51,23 +73,42 @@ var output = [UInt8](repeating: 0, count: 1500)
 
 let template = try! RTPPacket(parsing: packet).header
 
+/// One packet: parse `datagram` (the bytes of `raw`), read its audio level, write it out again
+/// from `header` with the parsed payload. Returns a checksum term.
+@inline(__always) func parseAndSerialize<Bytes: RandomAccessCollection>(
+    _ datagram: Bytes, raw: UnsafeRawBufferPointer, header: inout RTPHeader, index: Int,
+    into out: UnsafeMutableRawBufferPointer
+) -> Int64 where Bytes.Element == UInt8, Bytes.Index == Int {
+    guard let view = try? RTPPacketView(parsing: datagram) else { fatalError("parse failed") }
+    let level = view.extensionElements?.audioLevel(id: audioLevelID)
+    header.sequenceNumber = view.sequenceNumber &+ UInt16(truncatingIfNeeded: index)
+    let payload = UnsafeRawBufferPointer(rebasing: raw[view.payloadRange])
+    guard let written = try? header.write(payload: payload, into: out) else { fatalError("serialize failed") }
+    return Int64(written) + Int64(level?.level ?? 0) + Int64(out[3])
+}
+
 // The measured loops are nonisolated functions over their own state, so no actor-isolation checks
 // run per packet (closures formed on the main actor would check their executor on every call).
+
+/// The per-packet path: the view parses the received bytes through an `UnsafeRawBufferPointer`.
 func swiftParseSerialize(_ n: Int, packet: [UInt8], template: RTPHeader, output: inout [UInt8]) -> Int64 {
     var sum: Int64 = 0
     var header = template
     output.withUnsafeMutableBytes { out in
         packet.withUnsafeBytes { bytes in
-            for i in 0..<n {
-                guard let view = try? RTPPacketView(parsing: packet) else { fatalError("parse failed") }
-                let level = view.extensionElements?.audioLevel(id: audioLevelID)
-                header.sequenceNumber = view.sequenceNumber &+ UInt16(truncatingIfNeeded: i)
-                let payload = UnsafeRawBufferPointer(rebasing: bytes[view.payloadRange])
-                guard let written = try? header.write(payload: payload, into: out) else {
-                    fatalError("serialize failed")
-                }
-                sum += Int64(written) + Int64(level?.level ?? 0) + Int64(out[3])
-            }
+            for i in 0..<n { sum &+= parseAndSerialize(bytes, raw: bytes, header: &header, index: i, into: out) }
+        }
+    }
+    return sum
+}
+
+/// The same with the view over the `[UInt8]` itself (convenient off the hot path; shown for reference).
+func swiftParseSerializeArray(_ n: Int, packet: [UInt8], template: RTPHeader, output: inout [UInt8]) -> Int64 {
+    var sum: Int64 = 0
+    var header = template
+    output.withUnsafeMutableBytes { out in
+        packet.withUnsafeBytes { bytes in
+            for i in 0..<n { sum &+= parseAndSerialize(packet, raw: bytes, header: &header, index: i, into: out) }
         }
     }
     return sum
@@ -93,22 +134,26 @@ func swiftSRTP(
     _ n: Int, send: SRTPSession, receive: SRTPSession, packet: [UInt8], buffer: inout [UInt8], sequence: inout UInt16
 ) -> Int64 {
     var sum: Int64 = 0
-    for _ in 0..<n {
-        sequence &+= 1
-        let length = buffer.withUnsafeMutableBytes { buffer -> Int in
-            packet.withUnsafeBytes { buffer.copyMemory(from: $0) }
-            buffer[2] = UInt8(sequence >> 8)
-            buffer[3] = UInt8(truncatingIfNeeded: sequence)
-            do {
-                let protected = try send.protectRTP(buffer, length: packet.count)
-                return try receive.unprotectRTP(buffer, length: protected)
-            } catch {
-                fatalError("SRTP failed: \(error)")
+    packet.withUnsafeBytes { packet in
+        buffer.withUnsafeMutableBytes { buffer in
+            for _ in 0..<n {
+                sequence &+= 1
+                buffer.copyMemory(from: packet)
+                buffer[2] = UInt8(sequence >> 8)
+                buffer[3] = UInt8(truncatingIfNeeded: sequence)
+                let length: Int
+                do {
+                    let protected = try send.protectRTP(buffer, length: packet.count)
+                    length = try receive.unprotectRTP(buffer, length: protected)
+                } catch {
+                    fatalError("SRTP failed: \(error)")
+                }
+                let received = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
+                guard let view = try? RTPPacketView(parsing: received) else { fatalError("parse failed") }
+                let level = view.extensionElements?.audioLevel(id: audioLevelID)
+                sum += Int64(length) + Int64(level?.level ?? 0) + Int64(view.payloadRange.count)
             }
         }
-        guard let view = try? RTPPacketView(parsing: buffer[0..<length]) else { fatalError("parse failed") }
-        let level = view.extensionElements?.audioLevel(id: audioLevelID)
-        sum += Int64(length) + Int64(level?.level ?? 0) + Int64(view.payloadRange.count)
     }
     return sum
 }
@@ -124,10 +169,8 @@ func cSRTP(_ n: Int, pair: OpaquePointer, packet: [UInt8], buffer: inout [UInt8]
     }
 }
 
-@MainActor func report(
-    _ name: String, swift: (nsPerPacket: Double, allocationsPerPacket: Double, checksum: Int64),
-    c: (nsPerPacket: Double, allocationsPerPacket: Double, checksum: Int64)
-) {
+@MainActor func report(_ name: String, _ results: (swift: Measurement, c: Measurement)) {
+    let (swift, c) = results
     let ratio = c.nsPerPacket / swift.nsPerPacket
     print(
         "\(name): Swift \(String(format: "%.1f", swift.nsPerPacket)) ns/packet, C \(String(format: "%.1f", c.nsPerPacket)) ns/packet, "
@@ -138,12 +181,26 @@ func cSRTP(_ n: Int, pair: OpaquePointer, packet: [UInt8], buffer: inout [UInt8]
             + (swift.checksum == c.checksum ? "" : "  (checksums differ: \(swift.checksum) vs \(c.checksum))"))
 }
 
-print("MediaBench: \(packet.count)-byte RTP packet (100-byte Opus payload, mid + audio level extensions),")
-print("  \(iterations) packets per round, best of \(rounds) rounds; allocations counted process-wide")
-print("  (libsrtp2 on Debian uses NSS, which allocates inside srtp_protect/unprotect: the C column shows that share)")
-let parseSwift = measure { swiftParseSerialize($0, packet: packet, template: template, output: &output) }
-let parseC = measure { cParseSerialize($0, packet: packet, output: &output) }
-report("RTP parse+serialize", swift: parseSwift, c: parseC)
+let rtpIterations = 200_000
+let rtpRounds = 15
+let srtpIterations = 5_000
+let srtpRounds = 9
+print("MediaBench: \(packet.count)-byte RTP packet (100-byte Opus payload, mid + audio level extensions).")
+print("  Per-thread CPU time, best of interleaved Swift/C rounds (RTP \(rtpRounds) x \(rtpIterations) packets,")
+print("  SRTP \(srtpRounds) x \(srtpIterations)); allocations counted process-wide (libsrtp2 on Debian uses NSS,")
+print("  which allocates inside srtp_protect/unprotect: the C column shows that share).")
+report(
+    "RTP parse+serialize",
+    compare(
+        iterations: rtpIterations, rounds: rtpRounds,
+        swift: { swiftParseSerialize($0, packet: packet, template: template, output: &output) },
+        c: { cParseSerialize($0, packet: packet, output: &output) }))
+report(
+    "RTP parse+serialize, view over [UInt8] (reference)",
+    compare(
+        iterations: rtpIterations, rounds: rtpRounds,
+        swift: { swiftParseSerializeArray($0, packet: packet, template: template, output: &output) },
+        c: { cParseSerialize($0, packet: packet, output: &output) }))
 
 // `MediaBench rtp` measures the RTP part only (for profiling).
 let srtpProfiles: [SRTPProfile] =
@@ -161,12 +218,15 @@ for profile in srtpProfiles {
             csb_srtp_pair_create(Int32(profile.dtlsProfileID), $0.baseAddress)
         })
     else { fatalError("C SRTP set-up failed") }
-    let swiftResult = measure {
-        swiftSRTP(
-            $0, send: sessions.send, receive: sessions.receive, packet: packet, buffer: &srtpBuffer,
-            sequence: &swiftSequence)
-    }
-    let cResult = measure { cSRTP($0, pair: pair, packet: packet, buffer: &srtpBuffer, sequence: &cSequence) }
-    report("SRTP \(profile) protect+unprotect+parse", swift: swiftResult, c: cResult)
+    report(
+        "SRTP \(profile) protect+unprotect+parse",
+        compare(
+            iterations: srtpIterations, rounds: srtpRounds,
+            swift: {
+                swiftSRTP(
+                    $0, send: sessions.send, receive: sessions.receive, packet: packet, buffer: &srtpBuffer,
+                    sequence: &swiftSequence)
+            },
+            c: { cSRTP($0, pair: pair, packet: packet, buffer: &srtpBuffer, sequence: &cSequence) }))
     csb_srtp_pair_destroy(pair)
 }

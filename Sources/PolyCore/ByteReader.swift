@@ -10,9 +10,10 @@ public enum ByteReaderError: Error, Equatable, Sendable {
 ///
 /// Everything is `@inlinable` so parsers in other modules get a specialized, allocation-free reader
 /// (unspecialized generic subscripts allocate on every byte).
+/// Works over any byte collection, including `UnsafeRawBufferPointer` for per-packet parsing
+/// without reference counting; it is `Sendable` when its bytes are.
 @frozen
-public struct ByteReader<Bytes: RandomAccessCollection>: Sendable
-where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable {
+public struct ByteReader<Bytes: RandomAccessCollection> where Bytes.Element == UInt8, Bytes.Index == Int {
     public let bytes: Bytes
     @usableFromInline internal var cursor: Int
     @usableFromInline internal var limit: Int
@@ -60,9 +61,9 @@ where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable {
     @inlinable public mutating func readUInt32() throws(ByteReaderError) -> UInt32 {
         try need(4)
         defer { cursor += 4 }
-        var value: UInt32 = 0
-        for i in 0..<4 { value = value << 8 | UInt32(bytes[cursor + i]) }
-        return value
+        // Straight-line (no loop) so it inlines into per-packet parsers.
+        let high = UInt32(bytes[cursor]) << 24 | UInt32(bytes[cursor + 1]) << 16
+        return high | UInt32(bytes[cursor + 2]) << 8 | UInt32(bytes[cursor + 3])
     }
 
     @inlinable public mutating func readUInt64() throws(ByteReaderError) -> UInt64 {
@@ -97,3 +98,5 @@ where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable {
         limit -= count
     }
 }
+
+extension ByteReader: Sendable where Bytes: Sendable {}

@@ -39,7 +39,7 @@ public struct RTPHeader: Sendable, Equatable {
     }
 
     /// Bytes this header takes on the wire.
-    public var wireCount: Int { 12 + csrcs.count * 4 + (extensions?.wireCount ?? 0) }
+    @inlinable public var wireCount: Int { 12 + csrcs.count * 4 + (extensions?.wireCount ?? 0) }
 }
 
 /// Why a packet could not be written.
@@ -52,10 +52,13 @@ public enum RTPSerializeError: Error, Equatable, Sendable {
 
 extension RTPHeader {
     /// Writes header, payload and `paddingCount` padding bytes into `buffer`; returns the packet length.
-    public func write(
+    /// Inlinable: it runs once per sent packet, and inlined into the caller it needs no reference counting.
+    @inlinable public func write(
         payload: UnsafeRawBufferPointer, paddingCount: Int = 0, into buffer: UnsafeMutableRawBufferPointer
     ) throws(RTPSerializeError) -> Int {
-        guard csrcs.count <= 15, payloadType <= 127, (0...255).contains(paddingCount) else { throw .invalidField }
+        guard csrcs.count <= 15, payloadType <= 127, paddingCount >= 0, paddingCount <= 255 else {
+            throw .invalidField
+        }
         let needed = wireCount + payload.count + paddingCount
         guard buffer.count >= needed else { throw .bufferTooSmall(needed: needed, available: buffer.count) }
         var writer = FixedBufferWriter(buffer)
@@ -65,13 +68,8 @@ extension RTPHeader {
         writer.write(sequenceNumber)
         writer.write(timestamp)
         writer.write(ssrc)
-        for csrc in csrcs { writer.write(csrc) }
-        if let extensions {
-            writer.write(extensions.form.profile)
-            writer.write(UInt16((extensions.wireCount - 4) / 4))
-            extensions.encodedElements.withUnsafeBytes { writer.write(bytes: $0) }
-            writer.writeZeros(extensions.wireCount - 4 - extensions.encodedElements.count)
-        }
+        for index in csrcs.indices { writer.write(csrcs[index]) }  // indices: no iterator copy of the array
+        extensions?.write(into: &writer)  // optional chaining borrows: no retain of the encoded elements
         writer.write(bytes: payload)
         if paddingCount > 0 {
             writer.writeZeros(paddingCount - 1)

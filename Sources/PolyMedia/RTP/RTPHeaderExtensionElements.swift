@@ -16,8 +16,8 @@ public struct RTPHeaderExtensionElement: Sendable, Equatable {
 /// The elements of an extension block, read lazily from the datagram.
 ///
 /// Padding bytes (ID 0) are skipped; a one-byte element with ID 15 ends the block (RFC 8285 §4.2).
-public struct RTPHeaderExtensionElements<Bytes: RandomAccessCollection>: Sequence, Sendable
-where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequence: Sendable {
+public struct RTPHeaderExtensionElements<Bytes: RandomAccessCollection>: Sequence
+where Bytes.Element == UInt8, Bytes.Index == Int {
     @usableFromInline let bytes: Bytes
     @usableFromInline let range: Range<Int>
     public let form: RTPHeaderExtensionForm
@@ -92,3 +92,5 @@ where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequ
         }
     }
 }
+
+extension RTPHeaderExtensionElements: Sendable where Bytes: Sendable {}

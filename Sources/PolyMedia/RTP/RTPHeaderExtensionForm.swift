@@ -8,7 +8,7 @@ public enum RTPHeaderExtensionForm: Sendable, Equatable {
     case twoByte(appBits: UInt8)
 
     /// The 16-bit "defined by profile" field for this form.
-    public var profile: UInt16 {
+    @inlinable public var profile: UInt16 {
         switch self {
         case .oneByte: 0xBEDE
         case .twoByte(let appBits): 0x1000 | UInt16(appBits & 0x0F)

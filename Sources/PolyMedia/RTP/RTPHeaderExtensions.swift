@@ -51,6 +51,14 @@ public struct RTPHeaderExtensions: Sendable, Equatable {
         return elements.first { $0.id == id }?.dataRange
     }
 
+    /// Writes the block (header, elements, zero padding); the caller has checked `wireCount` fits.
+    @inlinable func write(into writer: inout FixedBufferWriter) {
+        writer.write(form.profile)
+        writer.write(UInt16((wireCount - 4) / 4))
+        encodedElements.withUnsafeBytes { writer.write(bytes: $0) }
+        writer.writeZeros(wireCount - 4 - encodedElements.count)
+    }
+
     /// Bytes on the wire: 4-byte header plus elements padded to a 32-bit boundary.
-    public var wireCount: Int { 4 + (encodedElements.count + 3) / 4 * 4 }
+    @inlinable public var wireCount: Int { 4 + (encodedElements.count + 3) / 4 * 4 }
 }

@@ -4,8 +4,11 @@ import PolyCore
 /// A validated RTP packet read in place: the fixed-header fields, and index ranges of the CSRC list,
 /// header extension and payload inside `bytes`. Nothing is copied, so it suits the per-packet path.
 /// Inlinable so callers in other modules get code specialised for their byte collection.
-public struct RTPPacketView<Bytes: RandomAccessCollection>: Sendable
-where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequence: Sendable {
+///
+/// On the per-packet path, parse an `UnsafeRawBufferPointer` (e.g. inside `withUnsafeBytes` over the
+/// receive buffer): the view then holds no reference, so parsing costs no retain/release; views
+/// over arrays and slices work the same way and are `Sendable`.
+public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element == UInt8, Bytes.Index == Int {
     /// The whole datagram.
     public let bytes: Bytes
     public let marker: Bool
@@ -24,54 +27,56 @@ where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequ
     public let paddingCount: Int
 
     /// Parses and validates `bytes`; RFC 8285 extension elements are checked to fit their block.
+    // Each read maps its own failure to the RTP error (typed throws, no existential error boxing).
     @inlinable public init(parsing bytes: Bytes) throws(RTPParseError) {
         self.bytes = bytes
         var reader = ByteReader(bytes)
-        guard reader.remaining >= 12 else { throw .shorterThanFixedHeader(length: reader.remaining) }
-        do {
-            let first = try reader.readUInt8()
-            guard first >> 6 == 2 else { throw RTPParseError.unsupportedVersion(first >> 6) }
-            let second = try reader.readUInt8()
-            marker = second & 0x80 != 0
-            payloadType = second & 0x7F
+        let length = reader.remaining
+        guard length >= 12 else { throw .shorterThanFixedHeader(length: length) }
+        let first: UInt8
+        let second: UInt8
+        do throws(ByteReaderError) {
+            first = try reader.readUInt8()
+            second = try reader.readUInt8()
             sequenceNumber = try reader.readUInt16()
             timestamp = try reader.readUInt32()
             ssrc = try reader.readUInt32()
-            csrcCount = Int(first & 0x0F)
-
-            if first & 0x20 != 0 {
-                let count = Int(bytes[bytes.endIndex - 1])
-                guard count > 0, count <= reader.remaining - csrcCount * 4 else {
-                    throw RTPParseError.invalidPadding(count: count)
-                }
-                try reader.dropLast(count)
-                paddingCount = count
-            } else {
-                paddingCount = 0
-            }
-            do { try reader.skip(csrcCount * 4) } catch { throw RTPParseError.csrcListTruncated(count: csrcCount) }
-
-            if first & 0x10 != 0 {
-                do {
-                    let profile = try reader.readUInt16()
-                    let words = Int(try reader.readUInt16())
-                    let start = reader.position
-                    try reader.skip(words * 4)
-                    extensionProfile = profile
-                    extensionRange = start..<(start + words * 4)
-                } catch {
-                    throw RTPParseError.headerExtensionTruncated
-                }
-            } else {
-                extensionProfile = nil
-                extensionRange = reader.position..<reader.position
-            }
-            payloadRange = reader.position..<reader.end
-        } catch let error as RTPParseError {
-            throw error
         } catch {
-            throw .shorterThanFixedHeader(length: bytes.count)
+            throw .shorterThanFixedHeader(length: length)
         }
+        guard first >> 6 == 2 else { throw .unsupportedVersion(first >> 6) }
+        marker = second & 0x80 != 0
+        payloadType = second & 0x7F
+        csrcCount = Int(first & 0x0F)
+
+        if first & 0x20 != 0 {
+            let count = Int(bytes[bytes.endIndex - 1])  // length >= 12: the last byte exists
+            guard count > 0, count <= reader.remaining - csrcCount * 4 else { throw .invalidPadding(count: count) }
+            do { try reader.dropLast(count) } catch { throw .invalidPadding(count: count) }
+            paddingCount = count
+        } else {
+            paddingCount = 0
+        }
+        do { try reader.skip(csrcCount * 4) } catch { throw .csrcListTruncated(count: csrcCount) }
+
+        if first & 0x10 != 0 {
+            let profile: UInt16
+            let start: Int
+            do throws(ByteReaderError) {
+                profile = try reader.readUInt16()
+                let words = Int(try reader.readUInt16())
+                start = reader.position
+                try reader.skip(words * 4)
+            } catch {
+                throw .headerExtensionTruncated
+            }
+            extensionProfile = profile
+            extensionRange = start..<reader.position
+        } else {
+            extensionProfile = nil
+            extensionRange = reader.position..<reader.position
+        }
+        payloadRange = reader.position..<reader.end
         try extensionElements?.validate()
     }
 
@@ -96,3 +101,5 @@ where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequ
         return RTPHeaderExtensionElements(bytes: bytes, range: extensionRange, form: form)
     }
 }
+
+extension RTPPacketView: Sendable where Bytes: Sendable {}
