@@ -9,6 +9,11 @@ let package = Package(
         .library(name: "PolyVoice", targets: ["PolyVoice"]),
         .library(name: "PolyVoiceBridge", targets: ["PolyVoiceBridge"]),
         .executable(name: "polyvoice", targets: ["PolyVoiceCLI"]),
+        // Lower layers as products so the separate fuzz/ package can link the parsers it fuzzes.
+        .library(name: "PolyCore", targets: ["PolyCore"]),
+        .library(name: "PolyMedia", targets: ["PolyMedia"]),
+        .library(name: "PolyNet", targets: ["PolyNet"]),
+        .library(name: "PolySignaling", targets: ["PolySignaling"]),
     ],
     targets: [
         // MARK: C system libraries (Debian packages) with small shims for macros and variadics.
