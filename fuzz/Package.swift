@@ -11,6 +11,8 @@ let harnesses: [(name: String, products: [String])] = [
     ("FuzzByteReader", ["PolyCore"]),
     ("FuzzRTP", ["PolyMedia"]),
     ("FuzzRTCP", ["PolyMedia"]),
+    ("FuzzSTUN", ["PolyCore", "PolyNet"]),
+    ("FuzzSDP", ["PolyNet"]),
 ]
 
 let package = Package(
