@@ -52,5 +52,6 @@ let package = Package(
         .target(name: "COpusBench", path: "Benchmarks/COpusBench"),
         .executableTarget(
             name: "CodecBench", dependencies: ["PolyAudio", "COpusBench"], path: "Benchmarks/CodecBench"),
+        .executableTarget(name: "DTLSBench", dependencies: ["PolyNet"], path: "Benchmarks/DTLSBench"),
     ]
 )
