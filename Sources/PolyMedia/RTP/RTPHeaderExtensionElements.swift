@@ -6,6 +6,11 @@ public struct RTPHeaderExtensionElement: Sendable, Equatable {
     public let id: UInt8
     /// Absolute indices of the element's data inside the datagram.
     public let dataRange: Range<Int>
+
+    @inlinable init(id: UInt8, dataRange: Range<Int>) {
+        self.id = id
+        self.dataRange = dataRange
+    }
 }
 
 /// The elements of an extension block, read lazily from the datagram.
@@ -13,34 +18,45 @@ public struct RTPHeaderExtensionElement: Sendable, Equatable {
 /// Padding bytes (ID 0) are skipped; a one-byte element with ID 15 ends the block (RFC 8285 §4.2).
 public struct RTPHeaderExtensionElements<Bytes: RandomAccessCollection>: Sequence, Sendable
 where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequence: Sendable {
-    let bytes: Bytes
-    let range: Range<Int>
-    let form: RTPHeaderExtensionForm
+    @usableFromInline let bytes: Bytes
+    @usableFromInline let range: Range<Int>
+    public let form: RTPHeaderExtensionForm
 
-    public func makeIterator() -> Iterator { Iterator(reader: ByteReader(bytes[range]), form: form) }
+    @inlinable init(bytes: Bytes, range: Range<Int>, form: RTPHeaderExtensionForm) {
+        self.bytes = bytes
+        self.range = range
+        self.form = form
+    }
+
+    @inlinable public func makeIterator() -> Iterator { Iterator(reader: ByteReader(bytes[range]), form: form) }
 
     /// Checks every element fits; the first malformed element's error otherwise.
-    public func validate() throws(RTPParseError) {
+    @inlinable public func validate() throws(RTPParseError) {
         var iterator = makeIterator()
         while try iterator.nextElement() != nil {}
     }
 
     /// The data of the first element with `id`, or nil (malformed blocks yield nil).
-    public func data(id: UInt8) -> Bytes.SubSequence? {
+    @inlinable public func data(id: UInt8) -> Bytes.SubSequence? {
         for element in self where element.id == id { return bytes[element.dataRange] }
         return nil
     }
 
     public struct Iterator: IteratorProtocol {
-        var reader: ByteReader<Bytes.SubSequence>
-        let form: RTPHeaderExtensionForm
-        var finished = false
+        @usableFromInline var reader: ByteReader<Bytes.SubSequence>
+        @usableFromInline let form: RTPHeaderExtensionForm
+        @usableFromInline var finished = false
+
+        @inlinable init(reader: ByteReader<Bytes.SubSequence>, form: RTPHeaderExtensionForm) {
+            self.reader = reader
+            self.form = form
+        }
 
         /// The next element; stops (returns nil) at the first malformed one.
-        public mutating func next() -> RTPHeaderExtensionElement? { (try? nextElement()) ?? nil }
+        @inlinable public mutating func next() -> RTPHeaderExtensionElement? { (try? nextElement()) ?? nil }
 
         /// The next element, nil at the end, or the error for a truncated element.
-        public mutating func nextElement() throws(RTPParseError) -> RTPHeaderExtensionElement? {
+        @inlinable public mutating func nextElement() throws(RTPParseError) -> RTPHeaderExtensionElement? {
             while !finished, let first = reader.peek() {
                 var id: UInt8
                 var length: Int

@@ -16,7 +16,7 @@ public enum RTPHeaderExtensionForm: Sendable, Equatable {
     }
 
     /// The form a profile value announces, or nil for a non-RFC 8285 extension.
-    public init?(profile: UInt16) {
+    @inlinable public init?(profile: UInt16) {
         if profile == 0xBEDE {
             self = .oneByte
         } else if profile & 0xFFF0 == 0x1000 {

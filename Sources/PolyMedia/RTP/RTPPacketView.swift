@@ -3,6 +3,7 @@ import PolyCore
 
 /// A validated RTP packet read in place: the fixed-header fields, and index ranges of the CSRC list,
 /// header extension and payload inside `bytes`. Nothing is copied, so it suits the per-packet path.
+/// Inlinable so callers in other modules get code specialised for their byte collection.
 public struct RTPPacketView<Bytes: RandomAccessCollection>: Sendable
 where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequence: Sendable {
     /// The whole datagram.
@@ -23,7 +24,7 @@ where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequ
     public let paddingCount: Int
 
     /// Parses and validates `bytes`; RFC 8285 extension elements are checked to fit their block.
-    public init(parsing bytes: Bytes) throws(RTPParseError) {
+    @inlinable public init(parsing bytes: Bytes) throws(RTPParseError) {
         self.bytes = bytes
         var reader = ByteReader(bytes)
         guard reader.remaining >= 12 else { throw .shorterThanFixedHeader(length: reader.remaining) }
@@ -75,13 +76,13 @@ where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequ
     }
 
     /// Header length in bytes (fixed header, CSRCs and extension).
-    public var headerLength: Int { payloadRange.lowerBound - bytes.startIndex }
+    @inlinable public var headerLength: Int { payloadRange.lowerBound - bytes.startIndex }
 
     /// The payload bytes (no copy for arrays and slices).
-    public var payload: Bytes.SubSequence { bytes[payloadRange] }
+    @inlinable public var payload: Bytes.SubSequence { bytes[payloadRange] }
 
     /// The `index`th contributing source (0 ..< csrcCount).
-    public func csrc(_ index: Int) -> UInt32 {
+    @inlinable public func csrc(_ index: Int) -> UInt32 {
         precondition(index >= 0 && index < csrcCount, "CSRC index out of range")
         let base = bytes.startIndex + 12 + index * 4
         var value: UInt32 = 0
@@ -90,7 +91,7 @@ where Bytes.Element == UInt8, Bytes.Index == Int, Bytes: Sendable, Bytes.SubSequ
     }
 
     /// The RFC 8285 elements of the extension block, or nil without one (or for another profile).
-    public var extensionElements: RTPHeaderExtensionElements<Bytes>? {
+    @inlinable public var extensionElements: RTPHeaderExtensionElements<Bytes>? {
         guard let profile = extensionProfile, let form = RTPHeaderExtensionForm(profile: profile) else { return nil }
         return RTPHeaderExtensionElements(bytes: bytes, range: extensionRange, form: form)
     }

@@ -12,13 +12,13 @@ public struct RTPAudioLevel: Sendable, Equatable {
     /// Level in −dBov, 0…127.
     public var level: UInt8
 
-    public init(voiceActivity: Bool, level: UInt8) {
+    @inlinable public init(voiceActivity: Bool, level: UInt8) {
         self.voiceActivity = voiceActivity
         self.level = min(level, 127)
     }
 
     /// Reads the 1-byte element data; nil when it is not exactly one byte (RFC 6464 §3).
-    public init?<Data: Collection>(data: Data) where Data.Element == UInt8 {
+    @inlinable public init?<Data: Collection>(data: Data) where Data.Element == UInt8 {
         guard data.count == 1, let byte = data.first else { return nil }
         self.init(voiceActivity: byte & 0x80 != 0, level: byte & 0x7F)
     }
@@ -43,11 +43,11 @@ extension RTPHeaderExtensions {
 
 extension RTPHeaderExtensionElements {
     /// The MID carried by element `id`, if present and valid UTF-8.
-    public func mid(id: UInt8) -> String? {
+    @inlinable public func mid(id: UInt8) -> String? {
         guard let data = data(id: id) else { return nil }
         return String(validating: data, as: UTF8.self)
     }
 
     /// The audio level carried by element `id`, if present and well formed.
-    public func audioLevel(id: UInt8) -> RTPAudioLevel? { data(id: id).flatMap { RTPAudioLevel(data: $0) } }
+    @inlinable public func audioLevel(id: UInt8) -> RTPAudioLevel? { data(id: id).flatMap { RTPAudioLevel(data: $0) } }
 }
