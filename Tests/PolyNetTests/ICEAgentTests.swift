@@ -51,6 +51,34 @@ import Testing
         #expect(net.selections(0).count == 1 && net.selections(1).count == 1)
     }
 
+    @Test func checksArrivingBeforeTheAnswerAreAnsweredAndPaired() throws {
+        var net = ICETestNetwork([
+            ICEAgent(configuration: F.configuration(seed: 1)),
+            ICEAgent(configuration: F.configuration(role: .controlled, seed: 2)),
+        ])
+        net.handle(0, .gather(localAddresses: [F.clientAddress]))
+        net.handle(1, .gather(localAddresses: [F.bridgeAddress]))
+        // The answerer has the offer and starts checking; the offerer gets the answer 300 ms later.
+        net.handle(
+            1,
+            .remoteParameters(
+                ICERemoteParameters(
+                    credentials: net.agents[0].localCredentials, candidates: net.agents[0].localCandidates)))
+        net.run(for: .milliseconds(300))
+        #expect(net.agents[0].selectedPair == nil)
+        let answered = net.sent[0].compactMap { try? STUNMessage(decoding: $0.bytes) }
+            .filter { $0.messageClass == .successResponse }
+        #expect(!answered.isEmpty)
+        net.handle(
+            0,
+            .remoteParameters(
+                ICERemoteParameters(
+                    credentials: net.agents[1].localCredentials, candidates: net.agents[1].localCandidates)))
+        net.run(for: .seconds(1))
+        #expect(net.agents[0].selectedPair?.remote == F.bridgeAddress)
+        #expect(net.agents[1].selectedPair?.remote == F.clientAddress)
+    }
+
     @Test func aggressiveNominationSelectsOnFirstSuccess() throws {
         var configuration = F.configuration(seed: 1)
         configuration.nomination = .aggressive

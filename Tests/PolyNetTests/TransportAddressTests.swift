@@ -25,6 +25,7 @@ import Testing
             #expect(TransportAddress(text) == nil, "\(text)")
         }
         #expect(IPAddress(bytes: [1, 2, 3]) == nil)
+        #expect(IPAddress("1.2.3.4\u{0}junk") == nil)
     }
 
     @Test func hashableAsDictionaryKey() throws {

@@ -19,6 +19,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// Parses dotted IPv4 or textual IPv6 (no brackets, no zone id); nil if malformed.
     public init?(_ text: some StringProtocol) {
         let string = String(text)
+        guard !string.utf8.contains(0) else { return nil }  // C would stop at the NUL
         var v4 = in_addr()
         if string.contains("."), !string.contains(":"), inet_pton(AF_INET, string, &v4) == 1 {
             bytes = withUnsafeBytes(of: &v4) { Array($0) }

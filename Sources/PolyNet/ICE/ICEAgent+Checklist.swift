@@ -10,6 +10,8 @@ extension ICEAgent {
         }
         for candidate in parameters.candidates { addRemoteCandidate(candidate) }
         formPairs(at: now)
+        // Pairs created by checks that arrived before these parameters wait for the pacer too.
+        if nextPacedCheck == nil { nextPacedCheck = now }
         if state == .new || (state == .failed && !pairs.isEmpty) { setState(.checking) }
     }
 
@@ -62,7 +64,8 @@ extension ICEAgent {
     }
 
     var hasPairsToCheck: Bool {
-        configuration.mode == .full && !nominating && pairs.contains { $0.state == .waiting || $0.state == .frozen }
+        configuration.mode == .full && !nominating && remoteParameters != nil
+            && pairs.contains { $0.state == .waiting || $0.state == .frozen }
     }
 
     /// One ordinary check per Ta: the best waiting pair, else unfreeze the best frozen one.

@@ -19,7 +19,7 @@ extension SessionDescription {
                 (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(characters[0])
             else { throw fail("not <type>=<value>") }
             let type = Character(UnicodeScalar(characters[0]))
-            let value = String(line.dropFirst(2))
+            let value = String(decoding: line.utf8.dropFirst(2), as: UTF8.self)  // "=" may combine with what follows
             switch type {
             case "o":
                 guard current == nil, value.split(separator: " ").count == 6 else { throw fail("bad o= line") }

@@ -15,7 +15,7 @@ public enum STUNAttribute: Hashable, Sendable {
     /// Tie-breakers for role conflicts (RFC 8445 §7.3.1.1).
     case iceControlling(UInt64)
     case iceControlled(UInt64)
-    /// An attribute kept verbatim (only produced when encoding; e.g. for tests).
+    /// An attribute kept verbatim: UNKNOWN-ATTRIBUTES when decoding, anything when encoding.
     case other(type: UInt16, value: [UInt8])
 
     /// Attribute type codes.

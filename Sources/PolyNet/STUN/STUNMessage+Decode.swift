@@ -114,6 +114,9 @@ extension STUNMessage {
                 guard value.count == 8 else { throw STUNError.malformedAttribute(type: type) }
                 let tieBreaker = try reader.readUInt64()
                 return type == Code.iceControlling ? .iceControlling(tieBreaker) : .iceControlled(tieBreaker)
+            case Code.unknownAttributes:
+                guard value.count % 2 == 0 else { throw STUNError.malformedAttribute(type: type) }
+                return .other(type: type, value: Array(value))
             default:
                 return nil
             }

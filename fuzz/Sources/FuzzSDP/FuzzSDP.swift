@@ -1,5 +1,5 @@
 // Fuzzes the SDP parser: never trap; whatever parses serializes to text that parses back to the
-// same text (serialization is a fixed point), and the typed accessors never trap either.
+// same text (serialization is a fixed point), the typed accessors never trap, and answers parse.
 import PolyNet
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -16,5 +16,14 @@ public func fuzzSDP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = (media.direction, media.rtpMaps, media.ssrcs, media.extmaps, media.candidates, media.opusPayloadType)
         if let pt = media.opusPayloadType { _ = media.fmtp(pt) }
     }
+    // Whatever parses can be answered (or refused with a typed error), and the answer parses.
+    if let answer = try? SDPNegotiation.answer(to: session, local: local) {
+        precondition((try? SessionDescription(parsing: answer.text)) != nil, "answer does not parse")
+    }
     return 0
 }
+
+let local = SDPLocalParameters(
+    credentials: ICECredentials(ufrag: "abcd", password: "0123456789abcdefghijklmn"),
+    candidates: [Candidate(foundation: "1", priority: 1, address: TransportAddress("10.0.0.1:5000")!, kind: .host)],
+    fingerprint: SDPFingerprint(algorithm: "sha-256", bytes: Array(repeating: 0xAB, count: 32)), sessionID: 1)
