@@ -6,11 +6,16 @@ import PolyCore
 /// and timeouts with the caller's time, drain `pollOutput` after each call, and arm a timer for `nextDeadline()`.
 ///
 /// A class (not a struct) because it owns an OpenSSL object with identity. Not Sendable: use it from one
-/// thread (the event loop's). Retransmission decisions follow the caller's clock; OpenSSL still reads the
-/// wall clock internally for its own DTLS timer, which we shorten to a 1 ms gate (see `dtlsTimerCallback`):
-/// if a timeout is handled before 1 ms of real time has passed since the flight, OpenSSL declines and the
-/// endpoint retries 1 ms later on the caller's clock. OpenSSL also reads the clock for certificate validity
-/// (ignored here: peers are authenticated by fingerprint) and session timestamps.
+/// thread (the event loop's).
+///
+/// Clocks: retransmission decisions follow the caller's clock. OpenSSL still keeps its own DTLS timer on
+/// the wall clock (gettimeofday) and refuses to retransmit before it expires; we give it the same durations
+/// as our schedule, and OpenSSL treats a timer as expired 15 ms early, so at our deadline its gate is open.
+/// If it is not (a virtual-time test that let less real time pass, or a wall-clock step backwards), the
+/// endpoint asks again 1 ms later on the caller's clock. OpenSSL also re-sends by itself when it reads with
+/// its gate open; those re-sends are dropped (`DTLSFlightTracker`), so during the handshake only our
+/// deadlines retransmit. OpenSSL further reads the clock for certificate validity (not enforced: peers are
+/// authenticated by fingerprint) and session timestamps.
 public final class DTLSEndpoint {
     /// `a=setup:active` makes us the DTLS client, `passive` the server (`actpass` is resolved by the answer).
     public enum Role: Sendable, Equatable { case client, server }
@@ -87,6 +92,8 @@ public final class DTLSEndpoint {
     private var deadline: Instant?
     private var retransmitTimeout: Duration
     private var retransmissions = 0
+    /// The caller's time during the current call (for OpenSSL's timer callback).
+    private var now = Instant.zero
     private var fingerprintMismatched = false
     private var readScratch = [UInt8](repeating: 0, count: 2048)
 
@@ -149,12 +156,14 @@ public final class DTLSEndpoint {
     /// Sends the first flight (ClientHello) for a client; a server just waits for one.
     public func start(at now: Instant) {
         guard state == .handshaking else { return }
+        self.now = now
         step(at: now)
     }
 
     /// Feeds a datagram or a timeout. Throws `.malformedDatagram` (and drops it, the session carries on)
     /// for bytes that are not DTLS records; fatal problems arrive as `.event(.failed)` instead.
     public func handle(_ input: Input, at now: Instant) throws(DTLSError) {
+        self.now = now
         switch input {
         case .datagram(let bytes):
             guard state == .handshaking || state == .connected else { return }
@@ -183,6 +192,7 @@ public final class DTLSEndpoint {
     /// Sends close_notify (on hang-up) and ends the session.
     public func close(at now: Instant) {
         guard state == .handshaking || state == .connected else { return }
+        self.now = now
         callOpenSSL { _ = SSL_shutdown(ssl) }
         state = .closed
         deadline = nil
@@ -257,8 +267,10 @@ public final class DTLSEndpoint {
             retransmitTimeout = min(retransmitTimeout * 2, configuration.maximumRetransmitTimeout)
             deadline = now + retransmitTimeout
         } else if result == 0 {
-            // OpenSSL's wall-clock gate (1 ms after the flight) is not open yet: ask again shortly.
-            deadline = now + .milliseconds(1)
+            // OpenSSL's wall-clock timer has not expired yet: ask again shortly —
+            // unless it has no timer running at all, in which case there is nothing to retransmit.
+            var remaining = timeval()
+            deadline = pv_dtls_get_timeout(ssl, &remaining) == 1 ? now + .milliseconds(1) : nil
         } else {
             fail(.handshakeFailed(openSSLErrorText()))
         }
@@ -331,6 +343,22 @@ public final class DTLSEndpoint {
             }
             pendingDatagram.append(contentsOf: record)
         }
+    }
+
+    /// The duration OpenSSL's wall-clock timer should run: a fresh flight gets the initial timeout, our own
+    /// retransmission the next (doubled) one, and OpenSSL's unsolicited re-send whatever is left until our deadline.
+    func openSSLTimerDuration(previous: UInt32) -> UInt32 {
+        let duration: Duration
+        if previous == 0 {
+            duration = configuration.initialRetransmitTimeout
+        } else if retransmittingDeliberately {
+            duration = min(retransmitTimeout * 2, configuration.maximumRetransmitTimeout)
+        } else if let deadline {
+            duration = max(deadline - now, .milliseconds(1))
+        } else {
+            duration = configuration.initialRetransmitTimeout
+        }
+        return UInt32(clamping: max(duration.totalNanoseconds / 1_000, 1_000))
     }
 
     func peerCertificateMatches(_ certificate: OpaquePointer) -> Bool {

@@ -29,13 +29,12 @@ func dtlsEndpoint(of ssl: OpaquePointer?) -> DTLSEndpoint? {
     return Unmanaged<DTLSEndpoint>.fromOpaque(context).takeUnretainedValue()
 }
 
-/// OpenSSL's own DTLS timer runs on its wall clock (gettimeofday) and cannot be driven from outside.
-/// We make it a mere gate: every flight's timer lasts 16 ms, which OpenSSL treats as expired 1 ms
-/// after the flight (it rounds anything under 15 ms left down to zero). The endpoint decides when to
-/// retransmit from the caller's clock and drops the re-sends OpenSSL makes by itself (it re-sends
-/// whenever it is about to read with the gate open; see `DTLSFlightTracker`).
+/// OpenSSL's own DTLS timer runs on its wall clock (gettimeofday) and cannot be driven from outside; it
+/// gates `DTLSv1_handle_timeout`. We keep it in step with the endpoint's schedule (see
+/// `DTLSEndpoint.openSSLTimerDuration`): OpenSSL calls this with 0 when a fresh flight starts its timer and
+/// with the last duration when it retransmits, and takes the returned microseconds as the next duration.
 func dtlsTimerCallback(_ ssl: OpaquePointer?, _ previousMicroseconds: UInt32) -> UInt32 {
-    16_000
+    dtlsEndpoint(of: ssl)?.openSSLTimerDuration(previous: previousMicroseconds) ?? 1_000_000
 }
 
 /// Peer certificate check: the leaf certificate must match a fingerprint from the peer's SDP.
