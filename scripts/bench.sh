@@ -7,3 +7,5 @@ for bench in CodecBench DTLSBench MediaBench; do
   echo "== $bench"
   ".build/release/$bench"
 done
+echo "== JitterEval"
+bash Benchmarks/JitterEval/run.sh

@@ -8,11 +8,14 @@ FEC with the trace's loss rate as hint, all decoded by the same libopus decoder)
   aiortc    aiortc's audio JitterBuffer(capacity=16, prefetch=4), via aiortc_playout.py
 The baselines' playout decisions are recorded as schedules and decoded by jitter-sim, so the codec is identical.
 
-Each output is aligned to the input (cross-correlation at 16 kHz), then scored with PESQ wideband and STOI.
+Each output is aligned to the input by cross-correlation at 16 kHz, the same way for every buffer: PESQ-WB gets
+the globally aligned output (PESQ re-aligns utterances itself; cutting the audio would add clicks), STOI gets it
+re-aligned per 1 s chunk within ±60 ms of the global lag (STOI has no alignment of its own, so the few ms that
+time-stretching and delay changes move the audio would otherwise count as distortion).
 "Delay" is the mean time a played sample waited in the buffer (arrival to playout; W3C jitterBufferDelay /
 jitterBufferEmittedCount); "conceal" is concealed (PLC or silence) / played packet audio.
 
-Usage: python evaluate.py [--bin DIR] [--out DIR] [--seed N] [--profiles a,b,...]
+Usage: python evaluate.py [--bin DIR] [--out DIR] [--seeds 1,2] [--profiles a,b,...]
 """
 
 import argparse
@@ -49,7 +52,7 @@ def make_speech(out):
         part = os.path.join(out, f"voice{i}.wav")
         run(["espeak-ng", "-v", voice, "-s", "160", "-w", part, text])
         parts.append(part)
-    run(["sox", *parts, "-r", "16000", path])
+    run(["sox", "-D", *parts, "-r", "16000", path])  # -D: no random dither, so runs are identical
     return path
 
 
@@ -73,22 +76,42 @@ def align(ref, deg, max_lag_s=1.5):
     return np.pad(out, (0, len(ref) - len(out))), lag / 16
 
 
+def align_piecewise(ref, deg, lag, chunk=16000, search=960):
+    """Re-aligns each 1 s chunk within ±60 ms of the global lag: time-scale modification and delay changes
+    move the audio by a few ms at a time, which a single global lag would score as distortion."""
+    out = np.zeros_like(ref)
+    for start in range(0, len(ref), chunk):
+        r = ref[start:start + chunk]
+        best, best_lag = -np.inf, lag
+        if np.dot(r, r) > 0:
+            lo = max(0, lag + start - search)
+            seg = deg[lo: lag + start + search + len(r)]
+            if len(seg) >= len(r):
+                xc = np.correlate(seg, r, mode="valid")
+                k = int(np.argmax(xc))
+                best, best_lag = xc[k], lo + k - start
+        piece = deg[start + best_lag: start + best_lag + len(r)]
+        out[start:start + len(piece)] = piece
+    return out
+
+
 def score(ref, deg):
     from pesq import pesq
     from pystoi import stoi
     aligned, lag_ms = align(ref, deg)
+    piecewise = align_piecewise(ref, deg, int(lag_ms * 16))
     try:
         p = pesq(16000, ref, aligned, "wb")
     except Exception:  # PESQ refuses signals it finds no speech in
         p = float("nan")
-    return p, stoi(ref, aligned, 16000, extended=False), lag_ms
+    return p, stoi(ref, piecewise, 16000, extended=False), lag_ms
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=None, help="directory with polyvoice and JbufHarness")
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "jitter-eval"))
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seeds", default="1,2", help="trace seeds; the table shows the mean over them")
     ap.add_argument("--profiles", default=",".join(PROFILES))
     ap.add_argument("--plot-profile", default="lte")
     args = ap.parse_args()
@@ -102,47 +125,49 @@ def main():
     ref = read_16k(speech)
     seconds = int(np.ceil(len(ref) / 16000))
     results = {}
-    for profile in args.profiles.split(","):
-        trace = os.path.join(args.out, f"{profile}.csv")
-        run([polyvoice, "jitter-sim", "--generate", profile, "--seed", str(args.seed), "--seconds", str(seconds),
+    for seed, profile in [(seed, p) for seed in args.seeds.split(",") for p in args.profiles.split(",")]:
+        tag = f"{profile}-s{seed}"
+        trace = os.path.join(args.out, f"{tag}.csv")
+        run([polyvoice, "jitter-sim", "--generate", profile, "--seed", seed, "--seconds", str(seconds),
              "--output", trace])
-        jbuf_schedule = os.path.join(args.out, f"{profile}-jbuf.sched")
+        jbuf_schedule = os.path.join(args.out, f"{tag}-jbuf.sched")
         with open(jbuf_schedule, "w") as f:
             f.write(run([harness, trace, "5", "10"]))
-        aiortc_schedule = os.path.join(args.out, f"{profile}-aiortc.sched")
+        aiortc_schedule = os.path.join(args.out, f"{tag}-aiortc.sched")
         with open(aiortc_schedule, "w") as f:
             f.write(run([sys.executable, os.path.join(HERE, "aiortc_playout.py"), trace]))
         modes = {"ours": "adaptive", "fixed60": "fixed:60", "jbuf": f"schedule:{jbuf_schedule}",
                  "aiortc": f"schedule:{aiortc_schedule}"}
         for name in BUFFERS:
-            wav = os.path.join(args.out, f"{profile}-{name}.wav")
+            wav = os.path.join(args.out, f"{tag}-{name}.wav")
             cmd = [polyvoice, "jitter-sim", "--trace", trace, "--input", speech, "--output", wav,
                    "--buffer", modes[name], "--json"]
-            if name == "ours" and profile == args.plot_profile:
+            if name == "ours" and profile == args.plot_profile and seed == args.seeds.split(",")[0]:
                 cmd += ["--timeline", os.path.join(args.out, f"{profile}-timeline.csv")]
             stats = json.loads(run(cmd))
             p, s, lag = score(ref, read_16k(wav))
             played = stats["concealedSamples"] + stats["jitterBufferEmittedCount"]
-            results[(profile, name)] = dict(
+            results[(profile, name, seed)] = dict(
                 pesq=p, stoi=s, delay=stats["mean_delay_ms"], lag=lag,
-                conceal=100 * stats["concealedSamples"] / max(played, 1),
+                conc=100 * stats["concealedSamples"] / max(played, 1),
                 fec=stats["fecPacketsRecovered"], stats=stats)
-        print(f"  {profile} done", file=sys.stderr, flush=True)
+        print(f"  {tag} done", file=sys.stderr, flush=True)
 
     header = f"{'profile':<10} {'buffer':<8} {'PESQ-WB':>7} {'STOI':>6} {'delay ms':>9} {'conceal %':>9} {'FEC rec':>7}"
-    lines = [header, "-" * len(header)]
+    lines = [f"mean over trace seeds {args.seeds}", header, "-" * len(header)]
     for profile in args.profiles.split(","):
         for name in BUFFERS:
-            r = results[(profile, name)]
+            runs = [results[(profile, name, seed)] for seed in args.seeds.split(",")]
+            r = {key: float(np.mean([x[key] for x in runs])) for key in ("pesq", "stoi", "delay", "conc", "fec")}
             lines.append(f"{profile:<10} {name:<8} {r['pesq']:7.2f} {r['stoi']:6.3f} {r['delay']:9.1f} "
-                         f"{r['conceal']:9.2f} {r['fec']:7d}")
+                         f"{r['conc']:9.2f} {r['fec']:7.1f}")
     table = "\n".join(lines)
     print(table)
     with open(os.path.join(args.out, "results.txt"), "w") as f:
         f.write(table + "\n")
     with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump({f"{k[0]}/{k[1]}": v for k, v in results.items()}, f, indent=1)
-    timeline = os.path.join(args.out, f"{args.plot_profile}-timeline.csv")
+        json.dump({"/".join(k): v for k, v in results.items()}, f, indent=1)
+    timeline = os.path.join(args.out, f"{args.plot_profile}-timeline.csv")  # first seed's trace
     if os.path.exists(timeline):
         subprocess.run([sys.executable, os.path.join(HERE, "plot_timeline.py"), timeline,
                         os.path.join(args.out, f"{args.plot_profile}-timeline.png")], check=True)

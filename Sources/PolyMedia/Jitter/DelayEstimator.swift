@@ -16,7 +16,7 @@ struct DelayEstimator {
     private var longWeight = 0.0
     private var shortWeight = 0.0
     private let longForget = 0.9993
-    private let shortForget = 0.95
+    private let shortForget = 0.98
     private let longQuantile = 0.97
     private let shortQuantile = 0.90
     /// Monotonic deque of (arrival ms, transit ms) giving the minimum transit over the window.

@@ -8,7 +8,9 @@ import PolyCore
 public struct FixedDelayBuffer<Decoder: PlayoutDecoder>: PlayoutBuffer {
     public private(set) var decoder: Decoder
     public private(set) var statistics = JitterBufferStatistics()
+    /// Playout delay after the first packet's arrival.
     public let delay: Duration
+    /// Samples per `pull`.
     public let frameSamples: Int
     private var packets: [Int64: JitterPacket] = [:]
     private var anchor: (timestamp: Int64, time: Instant)?

@@ -61,7 +61,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     /// The delay the buffer currently aims for.
     public var targetDelay: Duration {
-        var ms = estimator.requiredMilliseconds + 2 * frameMilliseconds
+        var ms = estimator.requiredMilliseconds + frameMilliseconds
         if let lastLoss, now - lastLoss < configuration.fecHoldAfterLoss { ms += packetMilliseconds }
         let bounded = min(max(ms, configuration.minimumDelay.inMilliseconds), configuration.maximumDelay.inMilliseconds)
         return .microseconds(Int64(bounded * 1000))
@@ -309,7 +309,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         if !produced { appendSilence(n) }
         concealSound += produced ? n : 0
         countConcealment(n, silent: !produced)
-        if advance { playPosition += Int64(n) }
+        if advance {
+            // Audio skipped for good is loss: hold one more packet for a while so FEC can cover the next one.
+            playPosition += Int64(n)
+            lastLoss = now
+        }
     }
 
     private mutating func beginConcealment() {
