@@ -7,7 +7,7 @@ import Testing
 
 @testable import PolyVoice
 
-@Suite("MediaEndpoint in virtual time")
+@Suite("MediaEndpoint in virtual time", .serialized)
 struct MediaEndpointTests {
     @Test("offer/answer, ICE and DTLS connect; audio flows only after the pull, on the agent's line")
     func connectsAndPulls() throws {
