@@ -189,7 +189,7 @@ public final class MediaTransport: @unchecked Sendable {
         sockets.append(socket)
         registrations.append(
             loop.register(socket) { [weak self] datagram, source in
-                self?.received(Array(datagram), from: source, to: local)
+                self?.received(datagram, from: source, to: local)
             })
     }
 
@@ -207,9 +207,9 @@ public final class MediaTransport: @unchecked Sendable {
         endpoint.handle(.localAddresses(sockets.map(\.localAddress)), at: .now())
     }
 
-    private func received(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress) {
+    private func received(_ datagram: UnsafeRawBufferPointer, from: TransportAddress, to: TransportAddress) {
         guard !closed else { return }
-        endpoint.handle(.datagram(bytes, from: from, to: to), at: .now())
+        endpoint.receive(datagram, from: from, to: to, at: .now())
         drain()
     }
 
