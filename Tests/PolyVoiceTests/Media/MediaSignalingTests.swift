@@ -1,5 +1,6 @@
 // The SDP the endpoints exchange: PROTOCOL.md §2 offer shape, the bridge's answer, the pull offer with the
 // agent's line in the same BUNDLE and the client's answer to it; mute and barge-in on the audio path.
+import Foundation
 import PolyCore
 import PolyNet
 import Testing
@@ -42,6 +43,27 @@ extension MediaSuites {
             #expect(pullAnswer.media[0].iceUfrag == offer.media[0].iceUfrag)
             try call.bridge.endpoint.applyPullAnswer(pullAnswer.text, at: call.scheduler.now)
             #expect(call.bridge.endpoint.canSend)
+        }
+
+        @Test("an offered payload type other than 111 (aiortc's 96) is kept, also in the pull offer")
+        func keepsOfferedPayloadType() throws {
+            let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 10))
+            call.scheduler.run(until: call.scheduler.now + .seconds(1)) { call.client.has(.gatheringComplete) }
+            let offer = try call.client.endpoint.createOffer(at: call.scheduler.now)
+                .replacingOccurrences(of: "SAVPF 111", with: "SAVPF 96")
+                .replacingOccurrences(of: "a=rtpmap:111 ", with: "a=rtpmap:96 ")
+                .replacingOccurrences(of: "a=fmtp:111 ", with: "a=fmtp:96 ")
+            let answer = try call.bridge.endpoint.applyOffer(offer, at: call.scheduler.now)
+            #expect(try SessionDescription(parsing: answer).media[0].opusPayloadType == 96)
+            try call.client.endpoint.applyAnswer(answer, at: call.scheduler.now)
+            call.scheduler.run(until: call.scheduler.now + .seconds(2)) { call.bridge.has(.connected) }
+            let pull = try SessionDescription(parsing: try call.bridge.endpoint.createPullOffer(at: call.scheduler.now))
+            #expect(pull.media.map(\.formats) == [["96"], ["96"]])
+            #expect(pull.media.map(\.opusPayloadType) == [96, 96])
+            try call.bridge.endpoint.applyPullAnswer(
+                try call.client.endpoint.applyOffer(pull.text, at: call.scheduler.now), at: call.scheduler.now)
+            call.run(for: .seconds(1))
+            #expect(call.client.endpoint.stats.inboundRtp.packetsReceived > 40)
         }
 
         @Test("signaling calls out of turn are refused with typed errors")
