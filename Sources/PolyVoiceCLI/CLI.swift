@@ -26,6 +26,7 @@ enum CLI {
     static let subcommands: [Subcommand] = [
         .codec,
         .impair,
+        .jitterSim,
         .bridge,
     ]
 
