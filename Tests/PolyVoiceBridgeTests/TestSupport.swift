@@ -22,7 +22,7 @@ final class FakeMedia: BridgeMediaSession {
 
     init(context: BridgeMediaContext) { self.context = context }
 
-    func applyOffer(_ sdp: String, mid: String?) throws(BridgeMediaError) -> String {
+    func applyOffer(_ sdp: String, mid: String?) async throws(BridgeMediaError) -> String {
         guard sdp.hasPrefix("v=0") else { throw .invalidSDP("line 1: expected v=0") }
         let count = state.withLock { state in
             state.offers.append(sdp)
@@ -31,9 +31,9 @@ final class FakeMedia: BridgeMediaSession {
         return "v=0\r\ns=answer-\(count)\r\n"
     }
 
-    func createPullOffer() throws(BridgeMediaError) -> String { "v=0\r\ns=pull\r\n" }
+    func createPullOffer() async throws(BridgeMediaError) -> String { "v=0\r\ns=pull\r\n" }
 
-    func applyPullAnswer(_ sdp: String) throws(BridgeMediaError) {
+    func applyPullAnswer(_ sdp: String) async throws(BridgeMediaError) {
         guard sdp.hasPrefix("v=0") else { throw .invalidSDP("line 1: expected v=0") }
         state.withLock { $0.pullAnswers.append(sdp) }
     }
