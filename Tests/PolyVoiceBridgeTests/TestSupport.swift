@@ -69,7 +69,8 @@ final class TestHarness: Sendable {
 
     init(
         maxCalls: Int = 10, rateLimit: RateLimiter.Configuration = .init(burst: 1000, ratePerSecond: 1000),
-        timeouts: CallReaper.Timeouts = .init(), maxBodyBytes: Int = 4096
+        timeouts: CallReaper.Timeouts = .init(), maxBodyBytes: Int = 4096,
+        eventsAuthTimeout: Duration = .seconds(5)
     ) throws {
         let medias = self.medias
         let logLines = self.logLines
@@ -77,6 +78,7 @@ final class TestHarness: Sendable {
             configuration: BridgeConfiguration(
                 tokens: ["other-token-zzzzzzzzzz", Self.webToken], maxCalls: maxCalls, maxBodyBytes: maxBodyBytes,
                 rateLimit: rateLimit, timeouts: timeouts, reapInterval: .milliseconds(20),
+                eventsAuthTimeout: eventsAuthTimeout,
                 media: BridgeMediaFactory { context throws(BridgeMediaError) in
                     let media = FakeMedia(context: context)
                     medias.withLock { $0[context.callID] = media }
