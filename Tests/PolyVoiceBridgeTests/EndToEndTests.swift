@@ -27,10 +27,12 @@ import Testing
     }
 
     @Test func echoCallReturnsTheCallersAudio() async throws {
+        let records = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-e2e-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: records) }
         let bridge = Bridge(
             configuration: BridgeConfiguration(
-                tokens: [TestHarness.webToken], agent: .echo(delayMilliseconds: 0), media: .transport(),
-                log: BridgeLog(level: .warn)))
+                tokens: [TestHarness.webToken], agent: .echo(delayMilliseconds: 0), recordDirectory: records,
+                media: .transport(), log: BridgeLog(level: .warn)))
         let port = try bridge.start()
         defer { bridge.stop() }
         let client = BridgeClient(
@@ -39,8 +41,8 @@ import Testing
                 retry: .none))
         let call = try await client.provision(mode: "echo")
 
-        // Four seconds of a 440 Hz tone at -12 dBFS, 20 ms frames.
-        let tone = (0..<(48000 * 4)).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
+        // Ten seconds of a 440 Hz tone at -12 dBFS, 20 ms frames.
+        let tone = (0..<(48000 * 10)).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
         let source = SampleBufferSource(samples: tone)
         let sink = RecordingSink()
         let flags = Flags()
@@ -64,21 +66,32 @@ import Testing
         try await client.renegotiate(answerSDP: try await transport.applyOffer(offer))
 
         try await Task.sleep(for: .seconds(2))
-        let received = sink.samples
-        let lastSecond = Array(received.suffix(48000))
-        let level = LevelMeter.measure(lastSecond)
-        #expect(level.rmsDBFS > -20, "echo level \(level.rmsDBFS) dBFS")
-        // The echo is the 440 Hz tone: its power there exceeds that at other frequencies by far
-        // (a few concealed frames under load do not change that).
-        let at440 = Self.power(lastSecond, frequency: 440)
-        for other in [200.0, 700, 1000, 2000] {
-            #expect(at440 > 100 * Self.power(lastSecond, frequency: other), "440 Hz vs \(other) Hz")
+        // The last 1.5 s in 100 ms windows: most must carry the 440 Hz tone at a good level (a shared,
+        // loaded machine may glitch a few frames, which the jitter buffer conceals).
+        let windows = stride(from: 0, to: 15, by: 1).map {
+            Array(sink.samples.suffix(72000).dropFirst($0 * 4800).prefix(4800))
         }
+        let toneWindows = windows.filter { window in
+            LevelMeter.measure(window).rmsDBFS > -30
+                && [200.0, 700, 1000, 2000].allSatisfy {
+                    Self.power(window, frequency: 440) > 100 * Self.power(window, frequency: $0)
+                }
+        }
+        #expect(
+            toneWindows.count >= 10,
+            "\(toneWindows.count) of 15 windows carry the echoed tone; levels \(windows.map { Int(max(-120, LevelMeter.measure($0).rmsDBFS)) }), bridge \(bridge.metricsText.split(separator: "\n").filter { $0.hasPrefix("polyvoice_bridge_rtp") || $0.contains("concealed_seconds_total ") })"
+        )
 
         let stats = bridge.metricsText
         await client.hangUp()
         #expect(await eventually { bridge.activeCalls == 0 })
         #expect(stats.contains("polyvoice_bridge_active_calls 1"))
-        _ = call
+        // The caller was recorded: the tone, as the bridge decoded it.
+        let recording = records.appendingPathComponent("\(call.callId).wav")
+        #expect(await eventually { FileManager.default.fileExists(atPath: recording.path) })
+        let recorded = try WAVFile.read(from: recording).int16Frame.samples
+        #expect(recorded.count >= 48000)
+        let middle = Array(recorded.suffix(48000 + 24000).prefix(24000))
+        #expect(Self.power(middle, frequency: 440) > 100 * Self.power(middle, frequency: 1000))
     }
 }
