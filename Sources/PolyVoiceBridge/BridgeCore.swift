@@ -175,7 +175,8 @@ final class BridgeCore: Sendable {
     // MARK: - Reaping
 
     /// Feeds media activity to the reaper and ends the calls it reports.
-    func reap(at now: Instant) {
+    @discardableResult
+    func reap(at now: Instant) -> [any BridgeMediaSession] {
         let sessions = state.withLock { state in state.calls.values.compactMap { e in e.media.map { (e.id, $0) } } }
         let stats = sessions.map { ($0.0, $0.1.stats) }
         let ended = state.withLock { state -> [(CallEntry, CallEndReason)] in
@@ -199,6 +200,7 @@ final class BridgeCore: Sendable {
         }
         for (entry, reason) in ended { finish(entry, reason) }
         closeSilentSockets(at: now)
+        return ended.compactMap(\.0.media)
     }
 
     /// Events sockets that never sent their auth frame are closed (1008) after `eventsAuthTimeout`.
@@ -215,12 +217,13 @@ final class BridgeCore: Sendable {
         }
     }
 
-    func shutdown(at now: Instant) {
+    /// Ends every call; returns their media sessions (closing in the background).
+    func shutdown(at now: Instant) -> [any BridgeMediaSession] {
         state.withLock {
             $0.running = false
             $0.reaper.handle(.shutdown, at: now)
         }
-        reap(at: now)
+        return reap(at: now)
     }
 
     private func finish(_ entry: CallEntry, _ reason: CallEndReason) {
