@@ -28,6 +28,7 @@ enum CLI {
         .devices,
         .impair,
         .jitterSim,
+        .bridge,
     ]
 
     static var topHelp: String {
