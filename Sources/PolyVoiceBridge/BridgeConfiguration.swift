@@ -36,8 +36,7 @@ public struct BridgeConfiguration: Sendable {
     public var media: BridgeMediaFactory
     /// Structured log (text or JSON lines).
     public var log: BridgeLog
-    /// The rate limiter's client key of a request. `HTTPServer` does not report the peer address, so the
-    /// default is one shared bucket for all clients.
+    /// The rate limiter's client key of a request: by default the peer's IP address, one bucket per client.
     public var clientKey: @Sendable (HTTPRequest) -> String
 
     public init(
@@ -47,7 +46,7 @@ public struct BridgeConfiguration: Sendable {
         rateLimit: RateLimiter.Configuration = .init(), timeouts: CallReaper.Timeouts = .init(),
         reapInterval: Duration = .milliseconds(100), eventsAuthTimeout: Duration = .seconds(5),
         media: BridgeMediaFactory = .unavailable,
-        log: BridgeLog = BridgeLog(), clientKey: @escaping @Sendable (HTTPRequest) -> String = { _ in "local" }
+        log: BridgeLog = BridgeLog(), clientKey: @escaping @Sendable (HTTPRequest) -> String = { $0.remoteAddress }
     ) {
         self.host = host
         self.port = port
