@@ -1,5 +1,6 @@
 // Connects an agent to a MediaTransport's 20 ms clock: the sink gets the caller's frame, the source
 // sends the agent's reply one tick later. Runs on the transport's loop thread only.
+import PolyAudio
 import PolyCore
 import PolyVoice
 import Synchronization
@@ -8,7 +9,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `agent`, `outbound` and `ticks` are touched only on the loop thread (the
 /// transport calls `read` and `write` there), and by `finish` after the transport has closed.
-final class AgentAudioDriver: TransportAudioSource, TransportAudioSink, @unchecked Sendable {
+final class AgentAudioDriver: AudioFrameSource, AudioFrameSink, @unchecked Sendable {
     private let agent: any BridgeAgent
     private let emit: @Sendable (AgentEvent) -> Void
     private var outbound = [Int16](repeating: 0, count: AgentAudio.frameSamples)
@@ -25,11 +26,16 @@ final class AgentAudioDriver: TransportAudioSource, TransportAudioSink, @uncheck
         self.onTick = onTick
     }
 
+    let name = "agent"
+    /// An agent talks until the call ends.
+    let endOfStream = false
+
     /// The agent's frame produced at the previous tick.
-    func read(into frame: UnsafeMutableBufferPointer<Int16>) {
+    func read(into frame: UnsafeMutableBufferPointer<Int16>) -> Int {
         outbound.withUnsafeBufferPointer { out in
             for index in 0..<frame.count { frame[index] = index < out.count ? out[index] : 0 }
         }
+        return frame.count
     }
 
     /// The caller's frame (decoded, concealed or silence): the agent answers into `outbound`.
@@ -45,6 +51,9 @@ final class AgentAudioDriver: TransportAudioSource, TransportAudioSink, @uncheck
         while let event = agent.pollEvent() { emit(event) }
         onTick(now)
     }
+
+    /// The transport closes its source and sink; the agent's files are written by `finish`.
+    func close() {}
 
     /// After the transport closed: recordings and timelines.
     func finish() throws { try agent.finish(at: .now()) }
