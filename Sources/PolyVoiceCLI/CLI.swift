@@ -27,6 +27,7 @@ enum CLI {
         .codec,
         .impair,
         .jitterSim,
+        .devices,
     ]
 
     static var topHelp: String {
