@@ -20,9 +20,9 @@ import Testing
         return environment
     }
 
-    @Test func listsAnALSANullDeviceAsTheDefault() throws {
+    @Test func listsAnALSANullDeviceAsTheDefault() async throws {
         let environment = try Self.environment(asoundrc: "pcm.!default { type null }\n")
-        let result = try runPolyvoice(["devices"], environment: environment)
+        let result = try await runPolyvoice(["devices"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("ID  NAME") == true, "\(result.stdout)")
@@ -30,9 +30,9 @@ import Testing
         #expect(row.contains("ALSA") && row.hasSuffix("input,output"), "\(row)")
     }
 
-    @Test func jsonHasOneObjectPerDevice() throws {
+    @Test func jsonHasOneObjectPerDevice() async throws {
         let environment = try Self.environment(asoundrc: "pcm.!default { type null }\n")
-        let result = try runPolyvoice(["devices", "--json"], environment: environment)
+        let result = try await runPolyvoice(["devices", "--json"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
         let devices = try #require(parsed)
@@ -45,8 +45,8 @@ import Testing
 
     /// Without a sound card (`/dev/snd`) or server, the command says so and still succeeds; with a card,
     /// it lists it.
-    @Test func machineWithoutDevicesSaysSo() throws {
-        let result = try runPolyvoice(["devices"], environment: try Self.environment(asoundrc: nil))
+    @Test func machineWithoutDevicesSaysSo() async throws {
+        let result = try await runPolyvoice(["devices"], environment: try Self.environment(asoundrc: nil))
         #expect(result.status == 0, "\(result.stderr)")
         if FileManager.default.fileExists(atPath: "/dev/snd") {
             #expect(result.stdout.hasPrefix("ID  NAME"))
@@ -56,11 +56,11 @@ import Testing
         }
     }
 
-    @Test func unexpectedArgumentsAreUsageErrors() throws {
-        let option = try runPolyvoice(["devices", "--verbose"])
+    @Test func unexpectedArgumentsAreUsageErrors() async throws {
+        let option = try await runPolyvoice(["devices", "--verbose"])
         #expect(option.status == 2)
         #expect(option.stderr.contains("unknown option --verbose"))
-        let positional = try runPolyvoice(["devices", "extra"])
+        let positional = try await runPolyvoice(["devices", "extra"])
         #expect(positional.status == 2)
         #expect(positional.stderr.contains("unexpected argument 'extra'"))
     }
