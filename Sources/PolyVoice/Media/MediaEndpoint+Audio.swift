@@ -42,6 +42,19 @@ extension MediaEndpoint {
 
     // MARK: Receiving
 
+    /// The shell's allocation-free entry for a datagram in its reused receive buffer (valid during the
+    /// call only): RTP is copied straight into the endpoint's buffer; STUN, DTLS and RTCP are copied out.
+    public func receive(
+        _ datagram: UnsafeRawBufferPointer, from: TransportAddress, to: TransportAddress, at now: Instant
+    ) {
+        guard !isClosed else { return }
+        if DatagramKind.classify(datagram) == .rtp {
+            receiveRTP(datagram, at: now)
+        } else {
+            receive(Array(datagram), from: from, to: to, at: now)
+        }
+    }
+
     func receive(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, at now: Instant) {
         switch DatagramKind.classify(bytes) {
         case .stun:
@@ -53,7 +66,7 @@ extension MediaEndpoint {
             try? dtls.handle(.datagram(bytes), at: now)  // malformed records are dropped; the session goes on
             pumpDTLS(at: now)
         case .rtp:
-            receiveRTP(bytes, at: now)
+            bytes.withUnsafeBytes { receiveRTP($0, at: now) }
         case .rtcp:
             receiveRTCP(bytes, at: now)
         case .zrtp, .turnChannel, .unknown:
@@ -61,11 +74,11 @@ extension MediaEndpoint {
         }
     }
 
-    private func receiveRTP(_ bytes: [UInt8], at now: Instant) {
-        guard let srtp, bytes.count <= receiveBuffer.count else { return }
+    private func receiveRTP(_ datagram: UnsafeRawBufferPointer, at now: Instant) {
+        guard let srtp, datagram.count <= receiveBuffer.count else { return }
         let length = receiveBuffer.withUnsafeMutableBytes { buffer -> Int? in
-            bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
-            return try? srtp.unprotectRTP(buffer, length: bytes.count)
+            buffer.copyMemory(from: datagram)
+            return try? srtp.unprotectRTP(buffer, length: datagram.count)
         }
         guard let length, let packet = try? RTPPacketView(parsing: receiveBuffer[0..<length]) else { return }
         noteMedia(at: now)

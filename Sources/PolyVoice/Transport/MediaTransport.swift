@@ -1,5 +1,6 @@
 // The I/O shell of one call's media: UDP sockets, the shared event loop, a timer at the endpoint's next
 // deadline and a 20 ms audio clock around a sans-IO MediaEndpoint.
+import PolyAudio
 import PolyCore
 import PolyMedia
 import PolyNet
@@ -18,8 +19,8 @@ public final class MediaTransport: @unchecked Sendable {
 
     public let loop: EventLoop
     private let endpoint: MediaEndpoint
-    private let source: (any TransportAudioSource)?
-    private let sink: (any TransportAudioSink)?
+    private let source: (any AudioFrameSource)?
+    private let sink: (any AudioFrameSink)?
     private let onEvent: EventHandler
 
     // Loop thread only.
@@ -40,7 +41,7 @@ public final class MediaTransport: @unchecked Sendable {
     /// and the audio clock. Throws if the endpoint cannot be set up or no socket binds.
     public init(
         configuration: MediaEndpointConfiguration, localIPs: [IPAddress] = [.loopbackV4], loop: EventLoop = .shared,
-        source: (any TransportAudioSource)? = nil, sink: (any TransportAudioSink)? = nil,
+        source: (any AudioFrameSource)? = nil, sink: (any AudioFrameSink)? = nil,
         onEvent: @escaping EventHandler = { _ in }
     ) throws {
         self.loop = loop
@@ -149,8 +150,8 @@ public final class MediaTransport: @unchecked Sendable {
         }
     }
 
-    /// Hangs up media: RTCP BYE and DTLS close_notify are sent, then the clock, timer and sockets stop.
-    /// Idempotent; returns once everything is released.
+    /// Hangs up media: RTCP BYE and DTLS close_notify are sent, then the clock, timer and sockets stop and
+    /// the source and sink are closed. Idempotent; returns once everything is released.
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             loop.execute { [self] in
@@ -188,7 +189,7 @@ public final class MediaTransport: @unchecked Sendable {
         sockets.append(socket)
         registrations.append(
             loop.register(socket) { [weak self] datagram, source in
-                self?.received(Array(datagram), from: source, to: local)
+                self?.received(datagram, from: source, to: local)
             })
     }
 
@@ -206,9 +207,9 @@ public final class MediaTransport: @unchecked Sendable {
         endpoint.handle(.localAddresses(sockets.map(\.localAddress)), at: .now())
     }
 
-    private func received(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress) {
+    private func received(_ datagram: UnsafeRawBufferPointer, from: TransportAddress, to: TransportAddress) {
         guard !closed else { return }
-        endpoint.handle(.datagram(bytes, from: from, to: to), at: .now())
+        endpoint.receive(datagram, from: from, to: to, at: .now())
         drain()
     }
 
@@ -219,7 +220,8 @@ public final class MediaTransport: @unchecked Sendable {
         while let output = endpoint.pollOutput(at: now) {
             switch output {
             case .transmit(let bytes, let from, let to):
-                let socket = sockets.first { $0.localAddress == from } ?? sockets.first { $0.localAddress.family == to.family }
+                let socket =
+                    sockets.first { $0.localAddress == from } ?? sockets.first { $0.localAddress.family == to.family }
                 _ = try? socket?.send(bytes, to: to)
             case .event(let event):
                 if event == .gatheringComplete { resumeGatheringWaiters() }
@@ -255,18 +257,22 @@ public final class MediaTransport: @unchecked Sendable {
         scheduleTick()
     }
 
+    /// Arms the clock at the next frame's ideal time, but when behind no sooner than 2 ms from now: the
+    /// loop then reads the sockets between catch-up ticks, so a late burst of sends is not played out
+    /// by the far end (on the same loop) before its packets were even received.
     private func scheduleTick() {
         guard let nextTick, !closed else { return }
-        audioTimer = loop.schedule(at: nextTick) { [weak self] in self?.tick() }
+        let earliest = Instant.now() + .milliseconds(2)
+        audioTimer = loop.schedule(at: max(nextTick, earliest)) { [weak self] in self?.tick() }
     }
 
-    /// One 20 ms step of the audio clock: send a frame, play a frame. Deadlines advance by exactly 20 ms
-    /// so the pace does not drift; after a long stall the clock restarts from now.
+    /// One 20 ms step of the audio clock: send a frame, play a frame. The ideal times advance by exactly
+    /// 20 ms so the pace does not drift; after a stall of more than 200 ms the clock restarts from now.
     private func tick() {
         guard !closed, let scheduled = nextTick else { return }
         let now = Instant.now()
         if let source {
-            sendFrame.withUnsafeMutableBufferPointer { source.read(into: $0) }
+            _ = sendFrame.withUnsafeMutableBufferPointer { source.read(into: $0) }
             sendFrame.withUnsafeBufferPointer { endpoint.sendAudio($0, at: now) }
         }
         playFrame.withUnsafeMutableBufferPointer { endpoint.pullPlayout(into: $0, at: now) }
@@ -291,6 +297,8 @@ public final class MediaTransport: @unchecked Sendable {
         for socket in sockets { socket.close() }
         registrations.removeAll()
         sockets.removeAll()
+        source?.close()
+        sink?.close()
         let waiters = gatheringWaiters
         gatheringWaiters.removeAll()
         for waiter in waiters { waiter.resume(throwing: MediaEndpointError.wrongState("closed")) }

@@ -1,66 +1,70 @@
-// The audio ends a MediaTransport's 20 ms clock reads from and writes to.
-//
-// Minimal protocols owned by this layer until PolyAudio's AudioFrameSource/AudioFrameSink land; an
-// adapter from those is one small type each.
+// Small audio ends for the media shell's 20 ms clock: a one-shot sample source, a recording sink, and
+// an echo agent's loop (what is played out is sent back).
+import PolyAudio
 import Synchronization
 
-/// Gives one 20 ms frame (960 samples, 48 kHz mono) per clock tick. Called on the event loop thread only.
-public protocol TransportAudioSource: AnyObject, Sendable {
-    /// Fills `frame` completely (silence when there is nothing to play).
-    func read(into frame: UnsafeMutableBufferPointer<Int16>)
-}
-
-/// Takes one 20 ms frame of playout per clock tick. Called on the event loop thread only.
-public protocol TransportAudioSink: AnyObject, Sendable {
-    func write(_ frame: UnsafeBufferPointer<Int16>)
-}
-
-/// Plays `samples` once from the first tick on, then silence.
-public final class SampleBufferSource: TransportAudioSource {
+/// Plays `samples` (48 kHz mono) once from the first tick on, then silence.
+public final class SampleBufferSource: AudioFrameSource {
     private let samples: [Int16]
     private let position = Atomic<Int>(0)
+    public let name = "samples"
 
     public init(samples: [Int16]) { self.samples = samples }
 
-    /// Samples handed out so far.
-    public var samplesRead: Int { position.load(ordering: .relaxed) }
+    public var endOfStream: Bool { position.load(ordering: .relaxed) >= samples.count }
 
-    public func read(into frame: UnsafeMutableBufferPointer<Int16>) {
+    public func read(into frame: UnsafeMutableBufferPointer<Int16>) -> Int {
         let start = position.load(ordering: .relaxed)
         let count = max(0, min(frame.count, samples.count - start))
         for index in 0..<frame.count { frame[index] = index < count ? samples[start + index] : 0 }
         position.store(start + count, ordering: .relaxed)
+        return count
     }
+
+    public func close() {}
 }
 
-/// Keeps everything written (for tests and file output); `samples` may be read from any thread.
-public final class RecordingSink: TransportAudioSink {
+/// Keeps everything written (tests, diagnostics); `samples` may be read from any thread.
+public final class RecordingSink: AudioFrameSink {
     private let recorded = Mutex<[Int16]>([])
+    public let name = "recording"
 
     public init() {}
 
+    /// Everything written so far.
     public var samples: [Int16] { recorded.withLock { $0 } }
+
+    /// How many samples were written so far.
+    public var count: Int { recorded.withLock { $0.count } }
 
     public func write(_ frame: UnsafeBufferPointer<Int16>) {
         recorded.withLock { $0.append(contentsOf: frame) }
     }
+
+    public func close() {}
 }
 
 /// An echo agent's audio: what is written as playout is read back as the next frame to send.
-public final class EchoAudio: TransportAudioSource, TransportAudioSink {
+public final class EchoAudio: AudioFrameSource, AudioFrameSink {
     private let pending = Mutex<[Int16]>([])
+    public let name = "echo"
 
     public init() {}
+
+    public var endOfStream: Bool { false }
 
     public func write(_ frame: UnsafeBufferPointer<Int16>) {
         pending.withLock { $0.append(contentsOf: frame) }
     }
 
-    public func read(into frame: UnsafeMutableBufferPointer<Int16>) {
+    public func read(into frame: UnsafeMutableBufferPointer<Int16>) -> Int {
         pending.withLock { buffer in
             let count = min(frame.count, buffer.count)
             for index in 0..<frame.count { frame[index] = index < count ? buffer[index] : 0 }
             buffer.removeFirst(count)
+            return count
         }
     }
+
+    public func close() {}
 }
