@@ -44,7 +44,8 @@ let package = Package(
         .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling"]),
         .testTarget(
-            name: "PolyVoiceTests", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "InteropSupport"]),
+            name: "PolyVoiceTests",
+            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "InteropSupport"]),
         // Drives the aiortc peer (Tests/Interop/aiortc_peer.py) for the interop tests and ConnectBench.
         .target(name: "InteropSupport", dependencies: ["PolyVoice"], path: "Tests/Interop/InteropSupport"),
         .testTarget(name: "PolyVoiceBridgeTests", dependencies: ["PolyVoiceBridge", "PolyVoice"]),

@@ -83,7 +83,9 @@ func run() async throws {
     let aiortcMedian = summary("aiortc 1.16 peer       ", aiortc)
     print(String(format: "ratio aiortc / own peer: %.2f", aiortcMedian / ownMedian))
     print(
-        String(format: "target ≤ 30 ms against our own peer: %@ (median %.2f ms)", ownMedian <= 30 ? "met" : "MISSED", ownMedian))
+        String(
+            format: "target ≤ 30 ms against our own peer: %@ (median %.2f ms)", ownMedian <= 30 ? "met" : "MISSED",
+            ownMedian))
 }
 
 do {

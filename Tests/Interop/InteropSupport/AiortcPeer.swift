@@ -68,7 +68,9 @@ public final class AiortcPeer: @unchecked Sendable {
     /// Sends `request` and returns the peer's reply; throws if the peer reports an error, exits or does not
     /// answer within `timeout`.
     public func send(_ request: AiortcRequest, timeout: Duration = .seconds(10)) async throws -> AiortcReply {
-        guard !state.withLock({ $0.desynchronised }) else { throw AiortcPeerError.failed("an earlier request timed out") }
+        guard !state.withLock({ $0.desynchronised }) else {
+            throw AiortcPeerError.failed("an earlier request timed out")
+        }
         var line = try JSONEncoder().encode(request)
         line.append(UInt8(ascii: "\n"))
         do {
