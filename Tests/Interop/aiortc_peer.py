@@ -3,7 +3,7 @@
 
 Driven over stdin/stdout with JSON lines: one request per line, exactly one reply line each
 (`{"ok": true, ...}` or `{"ok": false, "error": "..."}`). Logs go to stderr. The peer sends a tone
-(or a WAV file) as Opus and reports what it received: packet count, RMS and the received tone's
+(or a WAV file, or an echo of what it receives) as Opus and reports what it received: packet count, RMS and the received tone's
 frequency.
 
 Only 127.0.0.1: aioice normally gathers every interface except loopback and aiortc adds a public
@@ -11,13 +11,18 @@ STUN server by default; both are switched off here, so every candidate and every
 127.0.0.1.
 
 Requests (`op`):
-  offer        {tone?, wav?}            -> {sdp}   new connection, our offer (sendrecv audio)
-  answer       {sdp, tone?, wav?}       -> {sdp}   new connection, answers the remote offer
+  offer        {tone?, wav?, echo?}     -> {sdp}   new connection, our offer (sendrecv audio)
+  answer       {sdp, tone?, wav?, echo?}-> {sdp}   new connection, answers the remote offer
   apply_answer {sdp}                    -> {}      the remote answer to our offer
   apply_offer  {sdp}                    -> {sdp}   a re-offer on the current connection (e.g. a pull)
   wait         {state, timeout}         -> {state} waits for connectionState == state (or failed/closed)
   report       {skip?}                  -> {packets_received, packets_sent, samples, rms, frequency,
                                             connection_state, ice_state, dtls_state, srtp_profile}
+  save         {path}                   -> {samples} writes what was received as a 48 kHz mono WAV
+  call_bridge  {url, token?, mode?, tone?, wav?, echo?}
+                                        -> {call_id, sdp} calls a voice bridge (PROTOCOL.md §1-3): provision,
+                                                   connect with our offer, pull the agent's line and answer
+  hang_up      {}                       -> {}      DELETE the bridge call (best effort), close the connection
   close        {}                       -> {}
   quit         {}                       -> {}      then exits
 """
@@ -29,6 +34,8 @@ import logging
 import math
 import sys
 import time
+import urllib.parse
+import urllib.request
 import wave
 
 import aioice.ice
@@ -49,12 +56,14 @@ aioice.ice.get_host_addresses = loopback_only
 
 
 class SourceTrack(MediaStreamTrack):
-    """Mono 48 kHz audio paced in real time: a sine tone, or a WAV file looped."""
+    """Mono 48 kHz audio paced in real time: a sine tone, a WAV file looped, or an echo of `echo`
+    (received samples, consumed as they are sent)."""
 
     kind = "audio"
 
-    def __init__(self, tone: float = 1000.0, wav: str | None = None) -> None:
+    def __init__(self, tone: float = 1000.0, wav: str | None = None, echo: list | None = None) -> None:
         super().__init__()
+        self.echo = echo
         self.samples = self._load(wav) if wav else None
         self.tone = tone
         self.position = 0
@@ -76,7 +85,19 @@ class SourceTrack(MediaStreamTrack):
         if wait > 0:
             await asyncio.sleep(wait)
         index = np.arange(self.position, self.position + FRAME_SAMPLES)
-        if self.samples is not None:
+        if self.echo is not None:
+            pcm = np.zeros(FRAME_SAMPLES, dtype=np.int16)
+            filled = 0
+            while self.echo and filled < FRAME_SAMPLES:
+                chunk = self.echo[0]
+                take = min(len(chunk), FRAME_SAMPLES - filled)
+                pcm[filled : filled + take] = chunk[:take]
+                filled += take
+                if take == len(chunk):
+                    self.echo.pop(0)
+                else:
+                    self.echo[0] = chunk[take:]
+        elif self.samples is not None:
             pcm = self.samples[index % len(self.samples)]
         else:
             pcm = (0.3 * 32767 * np.sin(2 * math.pi * self.tone * index / SAMPLE_RATE)).astype(np.int16)
@@ -105,11 +126,14 @@ class Peer:
     def __init__(self) -> None:
         self.pc: RTCPeerConnection | None = None
         self.received: list[np.ndarray] = []
+        self.echo: list[np.ndarray] | None = None
         self.tasks: list[asyncio.Task] = []
+        self.bridge: dict | None = None
 
     async def new_connection(self) -> RTCPeerConnection:
         await self.close()
         self.received = []
+        self.echo = None
         pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
 
         @pc.on("track")
@@ -128,18 +152,26 @@ class Peer:
                 return
             data = frame.to_ndarray().reshape(-1)
             channels = len(frame.layout.channels)
-            self.received.append(data.reshape(-1, channels)[:, 0].astype(np.int16))
+            mono = data.reshape(-1, channels)[:, 0].astype(np.int16)
+            self.received.append(mono)
+            if self.echo is not None:
+                self.echo.append(mono)
+
+    def source(self, request: dict) -> SourceTrack:
+        if request.get("echo"):
+            self.echo = []
+        return SourceTrack(request.get("tone", 1000.0), request.get("wav"), self.echo)
 
     async def offer(self, request: dict) -> dict:
         pc = await self.new_connection()
-        pc.addTransceiver(SourceTrack(request.get("tone", 1000.0), request.get("wav")), direction="sendrecv")
+        pc.addTransceiver(self.source(request), direction="sendrecv")
         await pc.setLocalDescription(await pc.createOffer())
         return {"sdp": pc.localDescription.sdp}
 
     async def answer(self, request: dict) -> dict:
         pc = await self.new_connection()
         await pc.setRemoteDescription(RTCSessionDescription(sdp=request["sdp"], type="offer"))
-        track = SourceTrack(request.get("tone", 1000.0), request.get("wav"))
+        track = self.source(request)
         for transceiver in pc.getTransceivers():
             if transceiver.kind == "audio":
                 transceiver.sender.replaceTrack(track)
@@ -198,6 +230,47 @@ class Peer:
             "srtp_profile": srtp_profile,
         }
 
+    async def save(self, request: dict) -> dict:
+        received = np.concatenate(self.received) if self.received else np.zeros(0, dtype=np.int16)
+        with wave.open(request["path"], "wb") as handle:
+            handle.setnchannels(1)
+            handle.setsampwidth(2)
+            handle.setframerate(SAMPLE_RATE)
+            handle.writeframes(received.tobytes())
+        return {"samples": int(len(received))}
+
+    async def call_bridge(self, request: dict) -> dict:
+        """The caller's side of PROTOCOL.md: provision, publish our offer, pull the agent's audio."""
+        base = request["url"]
+        provision = await post(
+            urllib.parse.urljoin(base, "api/v1/call"),
+            {"mode": request.get("mode", "voice-agent")},
+            {"Authorization": f"Bearer {request.get('token', '')}"},
+        )
+        creds = provision.get("creds", {})
+        extra = creds.get("extra") or {}
+        headers = {"X-Call-Token": creds.get("token", "")}
+        self.bridge = {"base": base, "call_id": provision["callId"], "headers": headers}
+        offer = await self.offer(request)
+        answer = await post(urllib.parse.urljoin(base, creds["connectUrl"]), {"sdp": offer["sdp"], "mid": "0"}, headers)
+        await self.apply_answer({"sdp": answer["sdp"]})
+        if "pullUrl" in extra:
+            pull = await post(urllib.parse.urljoin(base, extra["pullUrl"]), {}, headers)
+            pull_answer = await self.apply_offer({"sdp": pull["sdp"]})
+            await post(urllib.parse.urljoin(base, extra["renegotiateUrl"]), {"sdp": pull_answer["sdp"]}, headers)
+        return {"call_id": provision["callId"], "sdp": answer["sdp"]}
+
+    async def hang_up(self, request: dict) -> dict:
+        await self.close()
+        if self.bridge is not None:
+            bridge, self.bridge = self.bridge, None
+            url = urllib.parse.urljoin(bridge["base"], f"api/v1/call/{bridge['call_id']}")
+            try:
+                await asyncio.to_thread(http, "DELETE", url, None, bridge["headers"])
+            except Exception:
+                pass  # best effort (PROTOCOL.md §5)
+        return {}
+
     async def close(self, request: dict | None = None) -> dict:
         for task in self.tasks:
             task.cancel()
@@ -213,6 +286,26 @@ class Peer:
         return self.pc
 
 
+def http(method: str, url: str, body: dict | None, headers: dict) -> dict:
+    """One JSON request (blocking; run in a thread). Only loopback bridges: this peer never leaves 127.0.0.0/8."""
+    host = urllib.parse.urlparse(url).hostname or ""
+    if not host.startswith("127."):
+        raise ValueError(f"refusing a non-loopback bridge host {host}")
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Accept", "application/json")
+    for name, value in headers.items():
+        request.add_header(name, value)
+    with urllib.request.urlopen(request, timeout=15) as response:
+        text = response.read()
+    return json.loads(text) if text.strip() else {}
+
+
+async def post(url: str, body: dict, headers: dict) -> dict:
+    return await asyncio.to_thread(http, "POST", url, body, headers)
+
+
 async def main() -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     loop = asyncio.get_running_loop()
@@ -226,6 +319,9 @@ async def main() -> None:
         "apply_offer": peer.apply_offer,
         "wait": peer.wait,
         "report": peer.report,
+        "save": peer.save,
+        "call_bridge": peer.call_bridge,
+        "hang_up": peer.hang_up,
         "close": peer.close,
     }
     while line := await reader.readline():

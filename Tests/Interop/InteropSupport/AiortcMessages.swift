@@ -13,10 +13,19 @@ public struct AiortcRequest: Encodable, Sendable {
     public var timeout: Double?
     /// `report`: seconds of received audio to skip before measuring.
     public var skip: Double?
+    /// `offer`/`answer`/`call_bridge`: send back what is received instead of a tone.
+    public var echo: Bool?
+    /// `save`: where the received audio goes (WAV).
+    public var path: String?
+    /// `call_bridge`: the bridge's base URL (127.0.0.0/8 only), web calling token and mode.
+    public var url: String?
+    public var token: String?
+    public var mode: String?
 
     public init(
         op: String, sdp: String? = nil, tone: Double? = nil, wav: String? = nil, state: String? = nil,
-        timeout: Double? = nil, skip: Double? = nil
+        timeout: Double? = nil, skip: Double? = nil, echo: Bool? = nil, path: String? = nil, url: String? = nil,
+        token: String? = nil, mode: String? = nil
     ) {
         self.op = op
         self.sdp = sdp
@@ -25,6 +34,11 @@ public struct AiortcRequest: Encodable, Sendable {
         self.state = state
         self.timeout = timeout
         self.skip = skip
+        self.echo = echo
+        self.path = path
+        self.url = url
+        self.token = token
+        self.mode = mode
     }
 }
 
@@ -44,9 +58,12 @@ public struct AiortcReply: Decodable, Sendable {
     public var iceState: String?
     public var dtlsState: String?
     public var srtpProfile: String?
+    /// `call_bridge`
+    public var callId: String?
 
     enum CodingKeys: String, CodingKey {
         case ok, error, sdp, state, samples, rms, frequency
+        case callId = "call_id"
         case packetsReceived = "packets_received"
         case packetsSent = "packets_sent"
         case connectionState = "connection_state"

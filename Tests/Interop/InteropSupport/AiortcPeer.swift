@@ -100,6 +100,33 @@ public final class AiortcPeer: @unchecked Sendable {
         try await sdp(of: send(AiortcRequest(op: "answer", sdp: offer, tone: tone)))
     }
 
+    /// A new connection answering `offer` that sends back what it receives (an echo callee).
+    public func answerEchoing(_ offer: String) async throws -> String {
+        try await sdp(of: send(AiortcRequest(op: "answer", sdp: offer, echo: true)))
+    }
+
+    /// Calls a voice bridge at `url` (127.0.0.0/8) per PROTOCOL.md §1–3: provision, connect with the
+    /// peer's offer, pull the agent's line. Sends `wav` (looped) or a `tone`; returns the call id.
+    public func callBridge(url: String, token: String, mode: String = "echo", tone: Double = 1_000, wav: String? = nil)
+        async throws -> String
+    {
+        let reply = try await send(
+            AiortcRequest(op: "call_bridge", tone: tone, wav: wav, url: url, token: token, mode: mode),
+            timeout: .seconds(30))
+        guard let callId = reply.callId else { throw AiortcPeerError.malformedReply("no call_id") }
+        return callId
+    }
+
+    /// Ends the bridge call: closes the connection, then `DELETE`s the call (best effort).
+    public func hangUp() async throws {
+        _ = try await send(AiortcRequest(op: "hang_up"))
+    }
+
+    /// Writes everything received so far to `path` (48 kHz mono 16-bit WAV); returns the sample count.
+    public func saveReceived(to path: String) async throws -> Int {
+        try await send(AiortcRequest(op: "save", path: path)).samples ?? 0
+    }
+
     /// The answer to the peer's offer.
     public func applyAnswer(_ answer: String) async throws {
         _ = try await send(AiortcRequest(op: "apply_answer", sdp: answer))

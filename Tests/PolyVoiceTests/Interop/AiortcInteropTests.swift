@@ -61,6 +61,36 @@ struct AiortcInteropTests {
         await finish(call, peer)
     }
 
+    @Test("aiortc as an echo callee returns our tone; what it received is saved as a WAV")
+    func aiortcEchoesOurTone() async throws {
+        let peer = try AiortcPeer()
+        let call = try InteropCall(role: .client, tone: Self.ourTone)
+        do {
+            try await call.transport.applyAnswer(try await peer.answerEchoing(try await call.transport.createOffer()))
+            let connected = await call.events.wait(for: .connected, timeout: .seconds(5))
+            try #require(connected != nil, "never connected: \(call.events.all)")
+            let deadline = Instant.now() + .seconds(20)
+            var segment: ArraySlice<Int16>?
+            while segment == nil, Instant.now() < deadline {
+                try await Task.sleep(for: .milliseconds(500))
+                segment = ToneAnalysis.segment(of: call.recording.samples, skip: 24_000, length: 48_000)
+            }
+            let echoed = try #require(segment, "no 1.5 s of echo came back")
+            #expect(abs(ToneAnalysis.dominantFrequency(echoed) - Self.ourTone) < 3)
+            #expect(ToneAnalysis.rms(echoed) > 2_000)
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("aiortc-echo-\(getpid()).wav").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let saved = try await peer.saveReceived(to: path)
+            let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            #expect(saved > 48_000)
+            #expect(size == 44 + 2 * saved)
+        } catch {
+            await finish(call, peer)
+            throw error
+        }
+        await finish(call, peer)
+    }
+
     @Test("a wrong fingerprint in aiortc's offer is refused (we are the DTLS client)")
     func fingerprintMismatchAsAnswerer() async throws {
         let peer = try AiortcPeer()
