@@ -121,9 +121,6 @@ extension MediaEndpoint {
         guard isConnected, !isClosed else { throw .wrongState("media is not connected") }
         let mid = agentMid ?? nextFreeMid()
         agentMid = mid
-        // The agent's line is ours to offer, with our Opus payload type: send with that one, not the one
-        // adopted from the client's offer (aiortc offers 96), or the client drops the agent's audio.
-        sendWithPayloadType(SDPNegotiation.opusPayloadType)
         var offered = lines
         if let index = offered.firstIndex(where: { $0.mid == mid }) {
             offered[index].direction = .sendonly
@@ -220,13 +217,9 @@ extension MediaEndpoint {
 
     /// Sends with the peer's Opus payload type (aiortc uses 96) as long as nothing was sent yet.
     private func adoptPayloadType(of description: SessionDescription) {
-        guard let pt = description.media.first(where: { !$0.isRejected })?.opusPayloadType else { return }
-        sendWithPayloadType(pt)
-    }
-
-    /// Switches the outgoing stream to `pt` as long as nothing was sent yet.
-    private func sendWithPayloadType(_ pt: Int) {
-        guard UInt8(pt) != outgoing.payloadType, outgoing.packetsSent == 0 else { return }
+        guard let pt = description.media.first(where: { !$0.isRejected })?.opusPayloadType,
+            UInt8(pt) != outgoing.payloadType, outgoing.packetsSent == 0
+        else { return }
         outgoing = RTPOutgoingStream(
             ssrc: outgoing.ssrc, payloadType: UInt8(pt), initialSequenceNumber: outgoing.nextSequenceNumber,
             initialTimestamp: outgoing.nextTimestamp)
