@@ -37,7 +37,8 @@ extension MediaEndpoint {
             output.update(repeating: 0)
             return
         }
-        jitter.pull(at: now, into: output)
+        jitter.pull(at: now, into: UnsafeMutableBufferPointer(rebasing: output[0..<480]))
+        jitter.pull(at: now, into: UnsafeMutableBufferPointer(rebasing: output[480..<960]))
     }
 
     // MARK: Receiving

@@ -16,7 +16,8 @@ extension MediaEndpoint {
         let offered = lines.isEmpty ? [MediaLine(mid: "0", direction: .sendrecv)] : lines
         offeredLines = offered
         let setup: SDPSetup = dtls == nil ? .actpass : establishedSetup
-        let description = MediaSessionDescriptions.offer(lines: offered, setup: setup, local: localParameters())
+        let description = MediaSessionDescriptions.offer(
+            lines: offered, setup: setup, local: localParameters(), payloadType: Int(outgoing.payloadType))
         sessionVersion += 1
         return description.text
     }
@@ -129,7 +130,7 @@ extension MediaEndpoint {
         }
         pendingPull = offered
         let description = MediaSessionDescriptions.offer(
-            lines: offered, setup: establishedSetup, local: localParameters())
+            lines: offered, setup: establishedSetup, local: localParameters(), payloadType: Int(outgoing.payloadType))
         sessionVersion += 1
         return description.text
     }

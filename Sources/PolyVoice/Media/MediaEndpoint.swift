@@ -106,7 +106,8 @@ public final class MediaEndpoint {
                     dtx: codec.discontinuousTransmission))
             var jitterConfiguration = configuration.jitterBuffer
             jitterConfiguration.sampleRate = 48_000
-            jitterConfiguration.frameSamples = 960
+            // 10 ms steps (two per 20 ms pull): the buffer's target adds two steps, so smaller steps cost less delay.
+            jitterConfiguration.frameSamples = 480
             jitter = JitterBuffer(
                 decoder: try OpusDecoder(sampleRate: 48_000, channels: 1), configuration: jitterConfiguration)
         } catch {

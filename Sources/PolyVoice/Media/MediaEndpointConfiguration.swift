@@ -36,7 +36,7 @@ public struct MediaEndpointConfiguration: Sendable {
     public var rtcpInterval: Duration = .seconds(1)
     /// The CNAME in RTCP SDES and `a=ssrc`.
     public var cname = "polyvoice"
-    /// Jitter buffer tunables; `frameSamples` is forced to one 20 ms frame (960).
+    /// Jitter buffer tunables; the sample rate is forced to 48 kHz and `frameSamples` to 10 ms (480).
     public var jitterBuffer = JitterBufferConfiguration()
 
     public init(

@@ -9,13 +9,18 @@ struct MediaLine: Equatable, Sendable {
 }
 
 enum MediaSessionDescriptions {
-    /// An offer with one audio section per line (in order), all in one BUNDLE group.
-    static func offer(lines: [MediaLine], setup: SDPSetup, local: SDPLocalParameters) -> SessionDescription {
+    /// An offer with one audio section per line (in order), all in one BUNDLE group, Opus on `payloadType`
+    /// (the one negotiated earlier: a re-offer must not change it; aiortc uses 96).
+    static func offer(
+        lines: [MediaLine], setup: SDPSetup, local: SDPLocalParameters,
+        payloadType: Int = SDPNegotiation.opusPayloadType
+    ) -> SessionDescription {
         let sessions = lines.map { SDPNegotiation.offer(local: local, mid: $0.mid, direction: $0.direction) }
         guard var session = sessions.first else { return SDPNegotiation.offer(local: local) }
         session.media = sessions.indices.map { index in
             var section = sessions[index].media[0]
             replaceSetup(in: &section, with: setup)
+            replacePayloadType(in: &section, with: payloadType)
             return section
         }
         session.attributes = session.attributes.map { attribute in
@@ -66,6 +71,19 @@ enum MediaSessionDescriptions {
             section.attributes[index] = SDPAttribute(direction.rawValue)
         } else {
             section.attributes.append(SDPAttribute(direction.rawValue))
+        }
+    }
+
+    /// Moves the section's single Opus format from PolyNet's default payload type to `payloadType`.
+    static func replacePayloadType(in section: inout MediaDescription, with payloadType: Int) {
+        let old = SDPNegotiation.opusPayloadType
+        guard payloadType != old, (0...127).contains(payloadType) else { return }
+        section.formats = section.formats.map { $0 == String(old) ? String(payloadType) : $0 }
+        section.attributes = section.attributes.map { attribute in
+            guard attribute.name == "rtpmap" || attribute.name == "fmtp", let value = attribute.value,
+                value.hasPrefix("\(old) ")
+            else { return attribute }
+            return SDPAttribute(attribute.name, "\(payloadType) " + value.dropFirst("\(old) ".count))
         }
     }
 
