@@ -50,7 +50,11 @@ let package = Package(
         .testTarget(name: "PolyMediaTests", dependencies: ["PolyMedia", "PolyVoiceTesting"]),
         .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling"]),
-        .testTarget(name: "PolyVoiceTests", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
+        .testTarget(
+            name: "PolyVoiceTests",
+            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "InteropSupport"]),
+        // Drives the aiortc peer (Tests/Interop/aiortc_peer.py) for the interop tests and ConnectBench.
+        .target(name: "InteropSupport", dependencies: ["PolyVoice"], path: "Tests/Interop/InteropSupport"),
         .testTarget(
             name: "PolyVoiceBridgeTests",
             dependencies: ["PolyVoiceBridge", "PolyVoice", "PolySignaling", "PolyAudio", "PolyNet"]),
@@ -71,5 +75,7 @@ let package = Package(
         .systemLibrary(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),
+        .executableTarget(
+            name: "ConnectBench", dependencies: ["PolyVoice", "InteropSupport"], path: "Benchmarks/ConnectBench"),
     ]
 )
