@@ -28,6 +28,7 @@ enum CLI {
         .devices,
         .impair,
         .jitterSim,
+        .loopback,
     ]
 
     static var topHelp: String {
