@@ -26,6 +26,7 @@ enum CLI {
     static let subcommands: [Subcommand] = [
         .codec,
         .devices,
+        .doctor,
         .impair,
         .jitterSim,
         .loopback,
