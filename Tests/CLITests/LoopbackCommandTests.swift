@@ -107,7 +107,10 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(elapsed >= 0.95, "\(elapsed) s")
         #expect(result.stdout.contains("mode: real-time"))
-        #expect(CodecCommandTests.figures(result.stdout)["packets"] == 50)
+        let figures = CodecCommandTests.figures(result.stdout)
+        #expect(figures["packets"] == 50)
+        // Frames are timed by their 20 ms slots, so a loaded machine's late wake-ups are not taken for jitter.
+        #expect(try #require(figures["buffer-delay-ms"]) < 100, "\(result.stdout)")
         let bytes = try #require(try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int)
         #expect(bytes == 44 + 50 * 960 * 2)
     }

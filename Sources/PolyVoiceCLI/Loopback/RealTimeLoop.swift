@@ -29,10 +29,11 @@ struct RealTimeLoop {
             let due = start + .milliseconds(20 * Int64(tick))
             let wait = due - Instant.now()
             if wait > .zero { usleep(UInt32(wait.totalNanoseconds / 1000)) }
-            let now = Instant.now()
+            // The frame's time is its slot, not when this thread got to run: a late wake-up (a loaded machine)
+            // is absorbed by the device rings, and must not look like network jitter to the jitter buffer.
             captured.withUnsafeMutableBufferPointer { _ = source.read(into: $0) }
-            try pipeline.capture(captured, at: now)
-            played.withUnsafeMutableBufferPointer { _ = pipeline.play(at: now, into: $0) }
+            try pipeline.capture(captured, at: due)
+            played.withUnsafeMutableBufferPointer { _ = pipeline.play(at: due, into: $0) }
             played.withUnsafeBufferPointer { sink.write($0) }
             tick += 1
             if tick % 10 == 0 { status?(pipeline.statistics, Double(tick) / 50, seconds) }
