@@ -101,7 +101,7 @@ private struct LoopbackCommand {
         let source: any AudioFrameSource
         let sink: any AudioFrameSink
         do {
-            source = try LoopbackEndpoint.source(input, duration: duration)
+            source = try LoopbackEndpoint.source(input)
             sink = try LoopbackEndpoint.sink(output)
         } catch let error as AudioDeviceError {
             printError("polyvoice loopback: \(error)\n" + LoopbackEndpoint.deviceListing())

@@ -9,7 +9,7 @@ enum LoopbackEndpoint {
     }
 
     /// The file (silence after its end, so a real-time run goes on) or the capture device.
-    static func source(_ text: String, duration: Double?) throws -> any AudioFrameSource {
+    static func source(_ text: String) throws -> any AudioFrameSource {
         if isFile(text) {
             return try WAVFileSource(url: URL(fileURLWithPath: text), ending: .silence)
         }
