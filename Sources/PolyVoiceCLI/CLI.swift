@@ -24,11 +24,13 @@ enum CLI {
 
     /// Every subcommand; each lives in its own file under Commands/.
     static let subcommands: [Subcommand] = [
+        .bridge,
         .codec,
         .devices,
+        .doctor,
         .impair,
         .jitterSim,
-        .bridge,
+        .loopback,
     ]
 
     static var topHelp: String {

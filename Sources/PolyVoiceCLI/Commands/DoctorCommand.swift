@@ -1,0 +1,54 @@
+// `polyvoice doctor`: is this machine ready for a call? Libraries, audio system, tools, media path.
+import Foundation
+
+extension Subcommand {
+    static let doctor = Subcommand(
+        name: "doctor",
+        summary: "Check libraries, audio system, tools and the media path; say what to fix",
+        help: """
+            Usage: polyvoice doctor [--json]
+
+            Checks, one line each (✓ works, ! warning, ✗ failure, with what to do):
+              Libraries       Opus, libsrtp2, OpenSSL, libwebsockets and PortAudio load and start (versions)
+              Audio system    PortAudio host APIs, devices, default input and output, PulseAudio
+                              (PULSE_SERVER / pactl info), ALSA's default pcm
+              Optional tools  espeak-ng, PESQ/STOI in the project's Python venv
+              Media path      a 1 kHz tone through Opus, 5 % loss and the jitter buffer keeps its frequency;
+                              UDP datagrams on 127.0.0.1
+
+            Audio devices and tools are warnings: calls from files, app buffers and bots need neither.
+
+            Options:
+              --json   Print {"ok": BOOL, "checks": [{group, name, status, detail, fix}]} instead
+
+            Exit codes: 0 all required checks pass (warnings allowed), 1 a required check failed, 2 usage.
+            """,
+        run: runDoctor)
+}
+
+private func runDoctor(_ arguments: [String]) throws -> Int32 {
+    let parsed = try Arguments(arguments, valued: [], flagNames: ["json"])
+    guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+    let checks = LibraryChecks.all() + AudioSystemChecks.all() + ToolChecks.all() + PipelineChecks.all()
+    let failed = checks.filter { $0.status == .fail }.count
+    if parsed.flag("json") {
+        let object: [String: Any] = ["ok": failed == 0, "checks": checks.map(\.json)]
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+    } else {
+        var group = ""
+        for check in checks {
+            if check.group != group {
+                print((group.isEmpty ? "" : "\n") + check.group)
+                group = check.group
+            }
+            print("  \(check.status.mark) \(check.name): \(check.detail)")
+            if let fix = check.fix { print("      fix: \(fix)") }
+        }
+        let warnings = checks.filter { $0.status == .warn }.count
+        let passed = checks.count - failed - warnings
+        print("\n\(passed) passed, \(warnings) warning(s), \(failed) failed")
+        print(failed == 0 ? "Ready for calls." : "Not ready: fix the ✗ lines above.")
+    }
+    return failed == 0 ? ExitCode.ok : ExitCode.failure
+}

@@ -1,0 +1,76 @@
+// One line of `polyvoice doctor`: what was checked, how it went, and what to do about it.
+import Foundation
+
+struct DoctorCheck {
+    enum Status: String {
+        /// Works.
+        case pass
+        /// Optional, or not needed for every use (no audio devices, no quality tools): reported, not failed.
+        case warn
+        /// Required and broken: doctor exits 1.
+        case fail
+
+        var mark: String {
+            switch self {
+            case .pass: "✓"
+            case .warn: "!"
+            case .fail: "✗"
+            }
+        }
+    }
+
+    let group: String
+    let name: String
+    let status: Status
+    /// What was found (a version, a count, a measured figure) or what went wrong.
+    let detail: String
+    /// What to do about a warning or failure.
+    let fix: String?
+
+    static func pass(_ group: String, _ name: String, _ detail: String) -> DoctorCheck {
+        DoctorCheck(group: group, name: name, status: .pass, detail: detail, fix: nil)
+    }
+
+    /// A failure of a required check, or a warning for an optional one.
+    static func problem(_ group: String, _ name: String, required: Bool, _ detail: String, fix: String)
+        -> DoctorCheck
+    {
+        DoctorCheck(group: group, name: name, status: required ? .fail : .warn, detail: detail, fix: fix)
+    }
+
+    var json: [String: Any] {
+        var object: [String: Any] = ["group": group, "name": name, "status": status.rawValue, "detail": detail]
+        if let fix { object["fix"] = fix }
+        return object
+    }
+}
+
+/// Runs a helper program with a time limit; nil if it could not start, timed out or failed.
+enum DoctorShell {
+    static func run(_ executable: String, _ arguments: [String], timeout: Double = 5) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        if finished.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            return nil
+        }
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The first executable named `name` on PATH (or the usual system directories).
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return (path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin"])
+            .map { "\($0)/\(name)" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
