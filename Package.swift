@@ -9,6 +9,11 @@ let package = Package(
         .library(name: "PolyVoice", targets: ["PolyVoice"]),
         .library(name: "PolyVoiceBridge", targets: ["PolyVoiceBridge"]),
         .executable(name: "polyvoice", targets: ["PolyVoiceCLI"]),
+        // Lower layers as products so the separate fuzz/ package can link the parsers it fuzzes.
+        .library(name: "PolyCore", targets: ["PolyCore"]),
+        .library(name: "PolyMedia", targets: ["PolyMedia"]),
+        .library(name: "PolyNet", targets: ["PolyNet"]),
+        .library(name: "PolySignaling", targets: ["PolySignaling"]),
     ],
     targets: [
         // MARK: C system libraries (Debian packages) with small shims for macros and variadics.
@@ -47,5 +52,9 @@ let package = Package(
         .target(name: "COpusBench", path: "Benchmarks/COpusBench"),
         .executableTarget(
             name: "CodecBench", dependencies: ["PolyAudio", "COpusBench"], path: "Benchmarks/CodecBench"),
+        .executableTarget(name: "DTLSBench", dependencies: ["PolyNet"], path: "Benchmarks/DTLSBench"),
+        .systemLibrary(
+            name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
+        .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),
     ]
 )

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release 2>&1 | grep -vE 'prohibited flag|^\[[0-9]+/[0-9]+\]' || true
-for bench in CodecBench; do
+for bench in CodecBench DTLSBench; do
   echo "== $bench"
   ".build/release/$bench"
 done

@@ -16,4 +16,8 @@
 static inline unsigned int pv_rtmgrp_link(void) { return RTMGRP_LINK; }
 static inline unsigned int pv_rtmgrp_ipv4_ifaddr(void) { return RTMGRP_IPV4_IFADDR; }
 static inline unsigned int pv_rtmgrp_ipv6_ifaddr(void) { return RTMGRP_IPV6_IFADDR; }
+
+/* setns(2) is declared only under _GNU_SOURCE; tests use it to enter a network namespace they created. */
+extern int setns(int fd, int nstype);
+static inline int pv_setns(int fd, int nstype) { return setns(fd, nstype); }
 #endif

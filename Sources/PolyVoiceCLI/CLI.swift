@@ -26,6 +26,8 @@ enum CLI {
     static let subcommands: [Subcommand] = [
         .codec,
         .impair,
+        .jitterSim,
+        .bridge,
     ]
 
     static var topHelp: String {

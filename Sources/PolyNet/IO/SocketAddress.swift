@@ -1,4 +1,5 @@
 // Conversions between TransportAddress and the kernel's sockaddr structures.
+import CLinux
 import Foundation
 
 extension TransportAddress {

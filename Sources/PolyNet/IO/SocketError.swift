@@ -1,4 +1,5 @@
 // Socket system-call failures as typed errors carrying errno and its text.
+import CLinux
 import Foundation
 
 /// A failed socket or event-loop system call.

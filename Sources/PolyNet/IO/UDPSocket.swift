@@ -1,4 +1,5 @@
 // A non-blocking UDP socket bound to one local address (IPv4 or IPv6).
+import CLinux
 import Foundation
 
 /// A non-blocking UDP socket. `send` may be called from any thread; `receive` from one thread at a time

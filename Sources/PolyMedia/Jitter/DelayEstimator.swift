@@ -1,0 +1,77 @@
+// Target delay from the distribution of relative packet arrival delay (NetEq's idea, our implementation).
+//
+// Each packet's transit delay is measured against the fastest packet of the last two seconds. Two decaying
+// histograms of that relative delay are kept: a long one (≈30 s memory) for the steady state and a short one
+// (≈1 s memory) so the target grows within a second when jitter rises; the target is the larger of their high
+// quantiles. Because the long histogram forgets slowly, the target shrinks slowly.
+
+/// Estimates how much delay the buffer needs to play nearly all packets in time.
+struct DelayEstimator {
+    static let binMilliseconds = 2.0
+    static let binCount = 500  // up to 1 s of relative delay
+    static let minimumWindowMilliseconds = 2000.0
+
+    private var longHistogram = [Double](repeating: 0, count: binCount)
+    private var shortHistogram = [Double](repeating: 0, count: binCount)
+    private var longWeight = 0.0
+    private var shortWeight = 0.0
+    private let longForget = 0.9993
+    private let shortForget = 0.95
+    private let longQuantile = 0.97
+    private let shortQuantile = 0.90
+    /// Monotonic deque of (arrival ms, transit ms) giving the minimum transit over the window.
+    private var window: [(time: Double, transit: Double)] = []
+    private var windowHead = 0
+    private(set) var packetsSeen = 0
+    /// The latest estimate of the relative delay the buffer must absorb, in milliseconds.
+    private(set) var requiredMilliseconds = 0.0
+
+    init() { window.reserveCapacity(512) }
+
+    /// Records one packet: it arrived at `arrivalMs` and carries media time `mediaMs` (both on any fixed origin).
+    mutating func update(arrivalMs: Double, mediaMs: Double) {
+        let transit = arrivalMs - mediaMs
+        while window.count > windowHead, window[window.count - 1].transit >= transit { window.removeLast() }
+        window.append((arrivalMs, transit))
+        while windowHead < window.count - 1, window[windowHead].time < arrivalMs - Self.minimumWindowMilliseconds {
+            windowHead += 1
+        }
+        if windowHead > 256 {
+            window.removeFirst(windowHead)
+            windowHead = 0
+        }
+        let relative = max(0, transit - window[windowHead].transit)
+        let bin = min(Self.binCount - 1, Int(relative / Self.binMilliseconds))
+        packetsSeen += 1
+        // Start by averaging (forget factor ramps up to its final value), so the first seconds adapt quickly.
+        let longF = min(longForget, 1 - 1 / Double(packetsSeen + 1))
+        let shortF = min(shortForget, 1 - 1 / Double(packetsSeen + 1))
+        Self.add(bin, forget: longF, to: &longHistogram, weight: &longWeight)
+        Self.add(bin, forget: shortF, to: &shortHistogram, weight: &shortWeight)
+        requiredMilliseconds = max(
+            Self.quantile(longQuantile, of: longHistogram, weight: longWeight),
+            Self.quantile(shortQuantile, of: shortHistogram, weight: shortWeight))
+    }
+
+    /// Forgets the minimum-transit reference (new stream or clock); the histograms keep the network's history.
+    mutating func resetReference() {
+        window.removeAll(keepingCapacity: true)
+        windowHead = 0
+    }
+
+    private static func add(_ bin: Int, forget: Double, to histogram: inout [Double], weight: inout Double) {
+        for i in histogram.indices { histogram[i] *= forget }
+        histogram[bin] += 1 - forget
+        weight = weight * forget + (1 - forget)
+    }
+
+    private static func quantile(_ q: Double, of histogram: [Double], weight: Double) -> Double {
+        guard weight > 0 else { return 0 }
+        var sum = 0.0
+        for (i, mass) in histogram.enumerated() {
+            sum += mass
+            if sum >= q * weight { return Double(i + 1) * binMilliseconds }
+        }
+        return Double(binCount) * binMilliseconds
+    }
+}

@@ -1,0 +1,74 @@
+// Seeded network profiles that generate arrival traces (same profile and seed, same trace).
+import PolyCore
+
+/// Named network conditions for trace generation.
+public enum TraceProfile: String, CaseIterable, Sendable {
+    /// 40 ms one-way, 0–2 ms jitter, no loss.
+    case clean
+    /// 10–40 ms jitter, 1% random loss.
+    case wifi
+    /// 20–80 ms jitter with occasional 200 ms delay spikes, 2% random loss.
+    case lte
+    /// Gilbert–Elliott loss, 5% on average in bursts of 30–60 ms, light jitter.
+    case bursty
+    /// 10% random loss, 0–50 ms jitter, reordering.
+    case congested
+    /// Light jitter and a 2 s outage in the middle.
+    case outage
+
+    /// A trace of `packets` 20 ms packets.
+    public func generate(packets: Int, seed: UInt64) -> ArrivalTrace {
+        var random = SeededRandom(seed: seed ^ UInt64(truncatingIfNeeded: rawValue.hashValueStable))
+        let base = 40.0
+        var entries: [ArrivalTrace.Entry] = []
+        var spikeUntil = -1.0
+        var burstLeft = 0
+        for k in 0..<packets {
+            let send = Double(k) * 20
+            var delay = base
+            var lost = false
+            switch self {
+            case .clean:
+                delay += random.unit() * 2
+            case .wifi:
+                delay += 10 + random.unit() * 30
+                lost = random.unit() < 0.01
+            case .lte:
+                delay += 20 + random.unit() * 60
+                if send >= spikeUntil, random.unit() < 0.004 { spikeUntil = send + 200 }
+                // During a spike, packets queue and leave together when it ends.
+                if send < spikeUntil { delay = max(delay, spikeUntil - send + base + 20) }
+                lost = random.unit() < 0.02
+            case .bursty:
+                delay += random.unit() * 10
+                if burstLeft == 0, random.unit() < 0.021 { burstLeft = random.unit() < 0.5 ? 2 : 3 }
+                if burstLeft > 0 {
+                    lost = true
+                    burstLeft -= 1
+                }
+            case .congested:
+                delay += random.unit() * 50
+                if random.unit() < 0.03 { delay += 25 }  // overtaken by the next packet
+                lost = random.unit() < 0.10
+            case .outage:
+                delay += random.unit() * 10
+                let middle = Double(packets) * 10
+                lost = send >= middle - 1000 && send < middle + 1000
+            }
+            entries.append(.init(sequence: k, sendMs: send, arrivalMs: lost ? nil : send + delay))
+        }
+        return ArrivalTrace(entries: entries)
+    }
+}
+
+extension String {
+    /// FNV-1a, stable across runs (Swift's `hashValue` is randomised per process).
+    fileprivate var hashValueStable: UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,435 @@
+// The adaptive jitter buffer: packets in with their arrival time, fixed-size audio frames out on request.
+//
+// Sans-IO: no clock or thread; the caller passes time in. Each `pull` plays from a queue of decoded audio and,
+// when that runs short, takes one playout step: decode the expected packet (normal, or merge after
+// concealment, or time-stretched by one pitch period when the buffer is above or below its target), recover
+// it from the next packet's FEC, conceal it, or play silence (before the first packet, in DTX, after an outage).
+import PolyCore
+
+/// Adaptive jitter buffer and playout for one incoming audio stream.
+public struct JitterBuffer<Decoder: PlayoutDecoder> {
+    private enum Mode: Equatable {
+        case playing
+        case idle(IdleReason)
+    }
+    private enum IdleReason: Equatable { case start, dtx, outage, flushed }
+
+    private struct Stored {
+        var timestamp: Int64
+        var packet: JitterPacket
+    }
+
+    /// The decoder producing audio (exposed so callers can inspect or reuse it).
+    public private(set) var decoder: Decoder
+    public let configuration: JitterBufferConfiguration
+    /// Cumulative statistics (W3C names).
+    public private(set) var statistics = JitterBufferStatistics()
+    /// The operation that produced the most recent block of audio.
+    public private(set) var lastOperation: PlayoutOperation = .silence
+
+    private var estimator = DelayEstimator()
+    private var store: [Stored] = []
+    private var queue: SampleQueue
+    private let history = ScratchBuffer(count: 960)
+    private let decodeScratch = ScratchBuffer(count: 5760)
+    private let stretchScratch = ScratchBuffer(count: 5760 + 960)
+    private var mode = Mode.idle(.start)
+    private var playPosition: Int64 = 0
+    private var decodedEnd: Int64?
+    private var discardBefore: Int64?
+    private var highestTimestamp: Int64?
+    private var ssrc: UInt32?
+    private var packetSamples = 960
+    private var lastWasDTX = false
+    private var concealing = false
+    private var concealRun = 0
+    private var concealSound = 0
+    private var stalled = 0
+    private var filteredLevel = 0.0
+    private var stretchBudget = 0.0
+    private var lastLoss: Instant?
+    private var now = Instant.zero
+
+    public init(decoder: Decoder, configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
+        self.decoder = decoder
+        self.configuration = configuration
+        queue = SampleQueue(capacity: 16384)
+        store.reserveCapacity(configuration.maximumPackets + 1)
+    }
+
+    // MARK: Public state
+
+    /// The delay the buffer currently aims for.
+    public var targetDelay: Duration {
+        var ms = estimator.requiredMilliseconds + 2 * frameMilliseconds
+        if let lastLoss, now - lastLoss < configuration.fecHoldAfterLoss { ms += packetMilliseconds }
+        let bounded = min(max(ms, configuration.minimumDelay.inMilliseconds), configuration.maximumDelay.inMilliseconds)
+        return .microseconds(Int64(bounded * 1000))
+    }
+
+    /// Audio buffered ahead of the playout point (decoded and still encoded), now.
+    public var currentLevel: Duration {
+        .microseconds(Int64(Double(levelSamples) * 1e6 / Double(configuration.sampleRate)))
+    }
+
+    /// Packets waiting to be decoded.
+    public var bufferedPackets: Int { store.count }
+
+    // MARK: Input
+
+    /// Adds a received packet; `now` is its arrival time (normally `packet.arrival`).
+    public mutating func insert(_ packet: JitterPacket, at now: Instant) {
+        self.now = max(self.now, now)
+        if let ssrc, ssrc != packet.ssrc { resetStream() }
+        ssrc = packet.ssrc
+        var timestamp = unwrap(packet.timestamp)
+        if let highest = highestTimestamp,
+            abs(timestamp - highest) > samples(configuration.timestampJumpLimit)
+        {
+            resetStream()
+            timestamp = unwrap(packet.timestamp)
+        }
+        highestTimestamp = max(highestTimestamp ?? timestamp, timestamp)
+        let carriesFEC = packet.payload.withUnsafeBufferPointer { decoder.carriesFEC($0) }
+        if carriesFEC { statistics.fecPacketsReceived += 1 }
+        estimator.update(
+            arrivalMs: packet.arrival.milliseconds, mediaMs: Double(timestamp) * 1000 / Double(configuration.sampleRate)
+        )
+
+        let tooOld =
+            (discardBefore.map { timestamp < $0 } ?? false) || (decodedEnd.map { timestamp < $0 } ?? false)
+            || (mode == .playing && timestamp + Int64(packetSamples) <= playPosition)
+        let index = insertionIndex(timestamp)
+        let duplicate = index < store.count && store[index].timestamp == timestamp
+        guard !tooOld, !duplicate else {
+            statistics.packetsDiscarded += 1
+            return
+        }
+        store.insert(Stored(timestamp: timestamp, packet: packet), at: index)
+        if store.count > configuration.maximumPackets
+            || levelSamples > samples(configuration.maximumDelay + .seconds(1))
+        {
+            flushToTarget()
+        }
+    }
+
+    /// Drops all buffered audio at once (barge-in); packets already received for it are ignored if they arrive.
+    public mutating func flush() {
+        store.removeAll(keepingCapacity: true)
+        queue.removeAll()
+        if let highest = highestTimestamp { discardBefore = highest + Int64(packetSamples) }
+        endConcealment()
+        mode = .idle(.flushed)
+        statistics.bufferFlushes += 1
+    }
+
+    // MARK: Output
+
+    /// Plays one frame of `configuration.frameSamples` samples into `output` and says how it was made.
+    @discardableResult
+    public mutating func pull(at now: Instant, into output: UnsafeMutableBufferPointer<Int16>) -> PlayoutOperation {
+        precondition(output.count == configuration.frameSamples, "pull needs exactly frameSamples samples")
+        self.now = max(self.now, now)
+        if mode == .playing {
+            filteredLevel += 0.05 * (Double(levelSamples) - filteredLevel)
+        }
+        var steps = 0
+        while queue.count < output.count && steps < 32 {
+            lastOperation = produce()
+            steps += 1
+        }
+        if queue.count < output.count { appendSilence(output.count - queue.count) }
+        queue.read(into: output)
+        statistics.totalSamplesReceived += UInt64(output.count)
+        return lastOperation
+    }
+
+    /// Array convenience for `pull(at:into:)` (allocates; use the buffer form on the audio path).
+    public mutating func pull(at now: Instant) -> (samples: [Int16], operation: PlayoutOperation) {
+        var frame = [Int16](repeating: 0, count: configuration.frameSamples)
+        let operation = frame.withUnsafeMutableBufferPointer { pull(at: now, into: $0) }
+        return (frame, operation)
+    }
+
+    // MARK: Playout steps
+
+    private mutating func produce() -> PlayoutOperation {
+        switch mode {
+        case .idle(let reason):
+            if let first = store.first, readyToStart(first) {
+                mode = .playing
+                playPosition = first.timestamp
+                stalled = 0
+                filteredLevel = Double(samples(targetDelay))
+                return produce()
+            }
+            appendSilence(configuration.frameSamples)
+            guard reason == .outage else { return .silence }
+            countConcealment(configuration.frameSamples, silent: true)
+            return .expand
+        case .playing:
+            return playStep()
+        }
+    }
+
+    private mutating func playStep() -> PlayoutOperation {
+        dropLatePackets()
+        if let first = store.first, first.timestamp <= playPosition { return decodeFirst() }
+        if lastWasDTX || store.first?.packet.marker == true {
+            // Discontinuous transmission: the sender was silent on purpose, so this is not loss.
+            guard let next = store.first else {
+                mode = .idle(.dtx)
+                appendSilence(configuration.frameSamples)
+                return .silence
+            }
+            let n = Int(min(Int64(configuration.frameSamples), next.timestamp - playPosition))
+            appendSilence(n)
+            playPosition += Int64(n)
+            return .silence
+        }
+        if let next = store.first {
+            // A gap with later audio already here: the packet is lost (or hopelessly late).
+            lastLoss = now
+            let gap = Int(next.timestamp - playPosition)
+            if gap == packetSamples, let recovered = recoverFromFEC(next.packet) { return recovered }
+            conceal(min(configuration.frameSamples, gap), advance: true)
+            return .expand
+        }
+        // Nothing buffered: the packet is late or lost. Wait for it (concealing) up to the stall limit.
+        let n = configuration.frameSamples
+        let advance = stalled >= samples(configuration.stallLimit)
+        conceal(n, advance: advance)
+        if !advance { stalled += n }
+        if concealRun >= samples(configuration.outageThreshold) { mode = .idle(.outage) }
+        return .expand
+    }
+
+    private mutating func decodeFirst() -> PlayoutOperation {
+        let stored = store.removeFirst()
+        let decoded: Int
+        do {
+            decoded = try stored.packet.payload.withUnsafeBufferPointer { payload in
+                try decoder.decode(payload, into: decodeScratch.samples)
+            }
+        } catch {
+            statistics.packetsDiscarded += 1
+            conceal(min(configuration.frameSamples, packetSamples), advance: true)
+            return .expand
+        }
+        guard decoded > 0 else { return .expand }
+        if (120...5760).contains(decoded) { packetSamples = decoded }
+        let skip = Int(min(max(playPosition - stored.timestamp, 0), Int64(decoded)))
+        playPosition = stored.timestamp + Int64(decoded)
+        decodedEnd = playPosition
+        lastWasDTX = stored.packet.payload.count <= 2
+        stalled = 0
+        return emitDecoded(range: skip..<decoded, arrival: stored.packet.arrival)
+    }
+
+    private mutating func recoverFromFEC(_ next: JitterPacket) -> PlayoutOperation? {
+        let canRecover = next.payload.withUnsafeBufferPointer { decoder.carriesFEC($0) }
+        guard canRecover, packetSamples <= decodeScratch.count else { return nil }
+        let count = packetSamples
+        let recovered: Int? = next.payload.withUnsafeBufferPointer { payload in
+            try? decoder.decodeFEC(from: payload, into: decodeScratch.prefix(count))
+        }
+        guard let recovered, recovered > 0 else { return nil }
+        statistics.fecPacketsRecovered += 1
+        playPosition += Int64(recovered)
+        decodedEnd = playPosition
+        stalled = 0
+        let operation = emitDecoded(range: 0..<recovered, arrival: next.arrival)
+        return operation == .normal ? .fecRecovery : operation
+    }
+
+    /// Sends decoded samples `decodeScratch[range]` to the queue: merged after concealment, else maybe stretched.
+    private mutating func emitDecoded(range: Range<Int>, arrival: Instant) -> PlayoutOperation {
+        var operation = PlayoutOperation.normal
+        var length = range.count
+        let queuedBefore = queue.count
+        let block = decodeScratch.slice(range)
+        if concealing {
+            TimeStretcher.merge(history: UnsafeBufferPointer(history.samples), into: block, fade: 240)
+            endConcealment()
+            operation = .merge
+            appendOutput(UnsafeBufferPointer(block))
+        } else {
+            let (stretched, op) = stretchIfNeeded(UnsafeBufferPointer(block))
+            operation = op
+            length = stretched
+            appendOutput(UnsafeBufferPointer(op == .normal ? block : stretchScratch.prefix(stretched)))
+        }
+        let rate = Double(configuration.sampleRate)
+        let delay = (now - arrival).inSeconds + (Double(queuedBefore) + Double(length) / 2) / rate
+        statistics.jitterBufferDelay += delay * Double(length)
+        statistics.jitterBufferTargetDelay += targetDelay.inSeconds * Double(length)
+        statistics.jitterBufferEmittedCount += UInt64(length)
+        return operation
+    }
+
+    /// Time-scales `block` into `stretchScratch` by one pitch period when the filtered level is off target.
+    private mutating func stretchIfNeeded(_ block: UnsafeBufferPointer<Int16>) -> (
+        count: Int, operation: PlayoutOperation
+    ) {
+        stretchBudget = min(
+            stretchBudget + configuration.maximumStretchRatio * Double(block.count), Double(2 * packetSamples))
+        let target = Double(samples(targetDelay))
+        let low = max(target * 0.75, target - Double(samples(.milliseconds(20))))
+        let high = max(target, low + Double(samples(.milliseconds(20))))
+        let tooHigh = filteredLevel >= high
+        let tooLow = filteredLevel < low
+        guard tooHigh || tooLow, let lag = TimeStretcher.stretchLag(block), stretchBudget >= Double(lag) else {
+            return (block.count, .normal)
+        }
+        stretchBudget -= Double(lag)
+        if tooHigh {
+            statistics.removedSamplesForAcceleration += UInt64(lag)
+            filteredLevel -= Double(lag)
+            return (TimeStretcher.accelerate(block, lag: lag, into: stretchScratch.samples), .accelerate)
+        }
+        statistics.insertedSamplesForDeceleration += UInt64(lag)
+        filteredLevel += Double(lag)
+        return (TimeStretcher.preemptiveExpand(block, lag: lag, into: stretchScratch.samples), .preemptiveExpand)
+    }
+
+    // MARK: Concealment
+
+    private mutating func conceal(_ count: Int, advance: Bool) {
+        let n = max(0, min(count, decodeScratch.count))
+        beginConcealment()
+        let silent = concealSound >= samples(configuration.maximumConcealment)
+        var produced = false
+        if !silent {
+            let out = decodeScratch.prefix(n)
+            if (try? decoder.conceal(into: out)) != nil {
+                appendOutput(UnsafeBufferPointer(out))
+                produced = true
+            }
+        }
+        if !produced { appendSilence(n) }
+        concealSound += produced ? n : 0
+        countConcealment(n, silent: !produced)
+        if advance { playPosition += Int64(n) }
+    }
+
+    private mutating func beginConcealment() {
+        guard !concealing else { return }
+        concealing = true
+        concealRun = 0
+        concealSound = 0
+        statistics.concealmentEvents += 1
+    }
+
+    private mutating func countConcealment(_ n: Int, silent: Bool) {
+        beginConcealment()
+        concealRun += n
+        statistics.concealedSamples += UInt64(n)
+        if silent { statistics.silentConcealedSamples += UInt64(n) }
+    }
+
+    private mutating func endConcealment() {
+        guard concealing else { return }
+        concealing = false
+        if concealRun >= samples(.milliseconds(150)) {
+            statistics.interruptionCount += 1
+            statistics.totalInterruptionDuration += Double(concealRun) / Double(configuration.sampleRate)
+        }
+        concealRun = 0
+        concealSound = 0
+    }
+
+    // MARK: Buffer management
+
+    private func readyToStart(_ first: Stored) -> Bool {
+        let span = Double((store.last?.timestamp ?? first.timestamp) - first.timestamp + Int64(packetSamples))
+        let spanMs = span * 1000 / Double(configuration.sampleRate)
+        return spanMs + (now - first.packet.arrival).inMilliseconds >= targetDelay.inMilliseconds
+    }
+
+    private mutating func dropLatePackets() {
+        while let first = store.first, first.timestamp + Int64(packetSamples) <= playPosition {
+            store.removeFirst()
+            statistics.packetsDiscarded += 1
+        }
+    }
+
+    private mutating func flushToTarget() {
+        let target = samples(targetDelay)
+        guard let newest = store.last?.timestamp else { return }
+        while store.count > 1, newest + Int64(packetSamples) - store[0].timestamp > Int64(target) {
+            store.removeFirst()
+            statistics.packetsDiscarded += 1
+        }
+        statistics.bufferFlushes += 1
+        if mode == .playing, let first = store.first {
+            playPosition = first.timestamp
+            concealing = true  // cross-fade into the jump like a merge, without counting it as concealment
+        }
+    }
+
+    private mutating func resetStream() {
+        store.removeAll(keepingCapacity: true)
+        decoder.reset()
+        estimator.resetReference()
+        highestTimestamp = nil
+        decodedEnd = nil
+        discardBefore = nil
+        lastWasDTX = false
+        endConcealment()
+        mode = .idle(.start)
+    }
+
+    // MARK: Helpers
+
+    private var levelSamples: Int {
+        guard mode == .playing else { return queue.count }
+        let newestEnd = (store.last?.timestamp ?? playPosition - Int64(packetSamples)) + Int64(packetSamples)
+        return queue.count + Int(max(0, newestEnd - playPosition))
+    }
+
+    private var frameMilliseconds: Double {
+        Double(configuration.frameSamples) * 1000 / Double(configuration.sampleRate)
+    }
+    private var packetMilliseconds: Double { Double(packetSamples) * 1000 / Double(configuration.sampleRate) }
+
+    private func samples(_ duration: Duration) -> Int {
+        Int(duration.totalNanoseconds * Int64(configuration.sampleRate) / 1_000_000_000)
+    }
+
+    /// Extends a 32-bit RTP timestamp to 64 bits, choosing the value nearest the highest seen (wrap-around).
+    private func unwrap(_ timestamp: UInt32) -> Int64 {
+        guard let highest = highestTimestamp else { return Int64(timestamp) + (1 << 32) }
+        let delta = Int32(bitPattern: timestamp &- UInt32(truncatingIfNeeded: highest))
+        return highest + Int64(delta)
+    }
+
+    private func insertionIndex(_ timestamp: Int64) -> Int {
+        var low = 0
+        var high = store.count
+        while low < high {
+            let mid = (low + high) / 2
+            if store[mid].timestamp < timestamp { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    private mutating func appendSilence(_ n: Int) {
+        queue.appendSilence(n)
+        updateHistory(count: n) { _ in 0 }
+    }
+
+    private mutating func appendOutput(_ samples: UnsafeBufferPointer<Int16>) {
+        queue.append(samples)
+        updateHistory(count: samples.count) { samples[$0] }
+    }
+
+    /// Keeps the last `history.count` produced samples (for merging after concealment).
+    private mutating func updateHistory(count: Int, sample: (Int) -> Int16) {
+        let h = history.samples
+        let size = h.count
+        let keep = max(0, size - count)
+        for i in 0..<keep { h[i] = h[i + size - keep] }
+        let first = count - (size - keep)
+        for i in 0..<(size - keep) { h[keep + i] = sample(first + i) }
+    }
+}

@@ -1,0 +1,29 @@
+// Tunables of the adaptive jitter buffer.
+
+/// How the jitter buffer plays out; the defaults suit 48 kHz mono Opus with 20 ms packets.
+public struct JitterBufferConfiguration: Sendable, Equatable {
+    /// Output sample rate (the decoder's rate).
+    public var sampleRate: Int = 48000
+    /// Samples returned by each `pull` (480 = 10 ms, or 960 = 20 ms).
+    public var frameSamples: Int = 480
+    /// Bounds of the target delay.
+    public var minimumDelay: Duration = .milliseconds(10)
+    public var maximumDelay: Duration = .milliseconds(400)
+    /// How long concealment may wait for a late packet (adding delay) before skipping past it. Off by default:
+    /// on the evaluation traces, waiting cost more (in later acceleration) than the late audio it saved.
+    public var stallLimit: Duration = .zero
+    /// PLC longer than this turns into silence (PLC of a long gap sounds worse than silence).
+    public var maximumConcealment: Duration = .milliseconds(100)
+    /// Concealment this long with nothing buffered is an outage: restart on the next packet that arrives.
+    public var outageThreshold: Duration = .milliseconds(300)
+    /// After a loss, keep one extra packet of delay this long so in-band FEC can be used.
+    public var fecHoldAfterLoss: Duration = .seconds(10)
+    /// Most of the output that time-scale modification may add or remove (rate limit).
+    public var maximumStretchRatio: Double = 0.25
+    /// More packets than this, or more buffered audio than `maximumDelay` plus one second, flushes to target.
+    public var maximumPackets: Int = 200
+    /// A timestamp jump larger than this (with the same SSRC) restarts the stream.
+    public var timestampJumpLimit: Duration = .seconds(10)
+
+    public init() {}
+}

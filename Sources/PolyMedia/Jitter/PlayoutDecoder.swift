@@ -1,0 +1,29 @@
+// What the jitter buffer needs from an audio decoder: decode, conceal (PLC) and in-band FEC.
+import PolyAudio
+
+/// An audio decoder the jitter buffer drives (Opus in production, a deterministic fake in tests).
+///
+/// All methods write 48 kHz mono Int16 samples into `output` and return how many they wrote.
+/// `conceal` and `decodeFEC` produce exactly `output.count` samples (a multiple of 2.5 ms).
+public protocol PlayoutDecoder {
+    /// Decodes one packet.
+    mutating func decode(_ packet: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>) throws
+        -> Int
+    /// Packet loss concealment for `output.count` samples.
+    mutating func conceal(into output: UnsafeMutableBufferPointer<Int16>) throws -> Int
+    /// Recovers the packet before `nextPacket` from the redundancy carried in `nextPacket`.
+    mutating func decodeFEC(from nextPacket: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>)
+        throws -> Int
+    /// Whether `packet` may carry in-band FEC for the packet before it.
+    func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool
+    /// Forgets all decoder state (new stream).
+    mutating func reset()
+}
+
+extension OpusDecoder: PlayoutDecoder {
+    /// Opus carries in-band FEC (LBRR) only in SILK and hybrid modes (TOC configurations 0–15).
+    public func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let toc = packet.first, packet.count > 2 else { return false }
+        return toc >> 3 < 16
+    }
+}

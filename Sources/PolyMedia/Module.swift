@@ -1,1 +1,0 @@
-// PolyMedia — see docs/ARCHITECTURE.md for what this layer holds.

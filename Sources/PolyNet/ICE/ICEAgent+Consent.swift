@@ -1,0 +1,68 @@
+// Consent freshness (RFC 7675): periodic authenticated checks on the selected pair; `disconnected` when
+// they go unanswered for a few seconds, `failed` after 30 s, back to `connected` when answers return.
+import PolyCore
+
+extension ICEAgent {
+    mutating func scheduleConsent(after now: Instant) {
+        guard configuration.mode == .full else { return }
+        let jitter = 0.8 + 0.4 * random.unit()
+        let interval =
+            state == .disconnected ? configuration.disconnectedProbeInterval : configuration.consentInterval * jitter
+        nextConsentAt = now + interval
+    }
+
+    mutating func consentGranted(at now: Instant) {
+        lastConsentAt = now
+        consentPendingSince = nil
+        if state == .disconnected { setState(.connected) }
+    }
+
+    func consentDeadlines() -> [Instant?] {
+        guard selectedPair != nil, !restarting, state != .failed, let lastConsentAt else { return [] }
+        let failAt = lastConsentAt + configuration.failedAfter
+        // Once disconnected, only failure (or recovery through input) is still ahead.
+        if configuration.mode == .lite {
+            return state == .disconnected
+                ? [failAt] : [lastConsentAt + configuration.consentInterval + configuration.disconnectedAfter, failAt]
+        }
+        let disconnectAt =
+            state == .disconnected ? nil : consentPendingSince.map { $0 + configuration.disconnectedAfter }
+        return [nextConsentAt, disconnectAt, failAt]
+    }
+
+    mutating func runConsent(at now: Instant) {
+        guard let pair = selectedPair, !restarting, state != .failed, let lastConsentAt else { return }
+        if now >= lastConsentAt + configuration.failedAfter {
+            setState(.failed)
+            transactions = transactions.filter { if case .consent = $0.value.purpose { false } else { true } }
+            return
+        }
+        if configuration.mode == .lite {
+            if now >= lastConsentAt + configuration.consentInterval + configuration.disconnectedAfter {
+                setState(.disconnected)
+            }
+            return
+        }
+        if let since = consentPendingSince, now >= since + configuration.disconnectedAfter {
+            setState(.disconnected)
+        }
+        if let due = nextConsentAt, now >= due, let remote = remoteParameters?.credentials {
+            let request = STUNMessage(
+                messageClass: .request, transactionID: newTransactionID(),
+                attributes: [
+                    .username("\(remote.ufrag):\(localCredentials.ufrag)"),
+                    .priority(
+                        Candidate.priority(
+                            kind: .peerReflexive, localPreference: (pair.localCandidate.priority >> 8) & 0xFFFF)),
+                    role == .controlling
+                        ? .iceControlling(configuration.tieBreaker) : .iceControlled(configuration.tieBreaker),
+                ])
+            let key = Array(remote.password.utf8)
+            startTransaction(
+                request, key: key, responseKey: key, purpose: .consent(PairKey(local: pair.local, remote: pair.remote)),
+                from: pair.local, to: pair.remote, transmissions: 4, at: now)
+            if consentPendingSince == nil { consentPendingSince = now }
+            scheduleConsent(after: now)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+// Records the caller of one call to `<dir>/<callId>.wav`.
+import Foundation
+import PolyAudio
+
+/// Collects the caller's 48 kHz mono audio and writes it as a WAV when the call ends.
+/// Capacity for `reserveSeconds` is reserved up front so recording rarely allocates per frame.
+public final class CallRecorder {
+    public let url: URL
+    private var samples: [Int16] = []
+
+    public init(directory: URL, callID: String, reserveSeconds: Int = 120) {
+        url = directory.appendingPathComponent("\(callID).wav")
+        samples.reserveCapacity(reserveSeconds * AgentAudio.sampleRate)
+    }
+
+    public func append(_ frame: UnsafeBufferPointer<Int16>) { samples.append(contentsOf: frame) }
+
+    public var recordedSamples: Int { samples.count }
+
+    /// Writes the WAV (creating the directory if needed).
+    public func finish() throws {
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try WAVFile(sampleRate: AgentAudio.sampleRate, layout: .mono, samples: .int16(samples)).write(to: url)
+    }
+}

@@ -1,0 +1,53 @@
+// Web calling tokens the bridge accepts, compared in constant time.
+import Foundation
+
+/// A set of accepted secrets. `contains` looks at every entry and every byte, so its timing does not
+/// reveal which token (or how much of one) matched.
+public struct TokenSet: Sendable {
+    private let tokens: [[UInt8]]
+
+    public init(_ tokens: [String]) {
+        self.tokens = tokens.filter { !$0.isEmpty }.map { Array($0.utf8) }
+    }
+
+    public var isEmpty: Bool { tokens.isEmpty }
+    public var count: Int { tokens.count }
+
+    /// Whether `candidate` equals one of the tokens.
+    public func contains(_ candidate: String) -> Bool {
+        let bytes = Array(candidate.utf8)
+        var matched = false
+        for token in tokens {
+            // No early exit: every token is compared in full.
+            matched = Self.constantTimeEquals(token, bytes) || matched
+        }
+        return matched
+    }
+
+    /// Byte equality whose time depends only on the lengths, not on where the first difference is.
+    public static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        var difference = UInt64(truncatingIfNeeded: lhs.count ^ rhs.count)
+        let length = max(lhs.count, rhs.count)
+        for index in 0..<length {
+            let a = index < lhs.count ? lhs[index] : 0
+            let b = index < rhs.count ? rhs[index] : 0
+            difference |= UInt64(a ^ b)
+        }
+        return difference == 0
+    }
+
+    /// Tokens from a token file (one per line; blank lines and `#` comments ignored) and/or an
+    /// environment value (comma-separated).
+    public static func parse(fileContents: String?, environment: String?) -> [String] {
+        var tokens: [String] = []
+        for line in (fileContents ?? "").split(whereSeparator: \.isNewline) {
+            let token = line.trimmingCharacters(in: .whitespaces)
+            if !token.isEmpty && !token.hasPrefix("#") { tokens.append(token) }
+        }
+        for part in (environment ?? "").split(separator: ",") {
+            let token = part.trimmingCharacters(in: .whitespaces)
+            if !token.isEmpty { tokens.append(token) }
+        }
+        return tokens
+    }
+}

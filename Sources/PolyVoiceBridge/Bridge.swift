@@ -1,0 +1,87 @@
+// The reference voice bridge, embeddable in-process: `Bridge(configuration).start()` → port.
+import Foundation
+import PolyCore
+import PolySignaling
+import Synchronization
+
+/// A local voice bridge speaking PROTOCOL.md (plus the `iceRestartUrl` and `resumeGraceSeconds`
+/// extensions) on one HTTP/WebSocket server. Calls are reaped by a timer that drives `CallReaper`.
+public final class Bridge: Sendable {
+    public let configuration: BridgeConfiguration
+    private struct Running: @unchecked Sendable {
+        // @unchecked: DispatchSourceTimer is thread-safe for cancel(); only touched under the lock.
+        var server: HTTPServer
+        var core: BridgeCore
+        var timer: any DispatchSourceTimer
+    }
+    private let running = Mutex<Running?>(nil)
+
+    public init(configuration: BridgeConfiguration) { self.configuration = configuration }
+
+    /// Loads the agent, binds and starts serving; returns the port.
+    @discardableResult
+    public func start() throws(BridgeError) -> Int {
+        guard !configuration.tokens.isEmpty || configuration.allowAnyToken else { throw .noTokens }
+        let template: AgentTemplate
+        do { template = try AgentTemplate(configuration.agent) } catch { throw .agent(error) }
+        let core = BridgeCore(configuration: configuration, template: template)
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(
+                configuration: .init(
+                    host: configuration.host, port: configuration.port, maxBodyBytes: configuration.maxBodyBytes,
+                    capturedHeaders: ["x-call-token"]),
+                webSocket: EventsSocketHandlers.make(core), handler: BridgeRoutes.handler(core))
+        } catch {
+            throw .bind(error.description)
+        }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "polyvoice-bridge-reaper"))
+        let interval = DispatchTimeInterval.nanoseconds(Int(configuration.reapInterval.inSeconds * 1e9))
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { core.reap(at: .now()) }
+        let installed = running.withLock { running -> Bool in
+            guard running == nil else { return false }
+            running = Running(server: server, core: core, timer: timer)
+            return true
+        }
+        guard installed else {
+            server.stop()
+            throw .alreadyStarted
+        }
+        timer.resume()
+        configuration.log.event(
+            .info, "bridge.started",
+            ["url": "http://\(configuration.host):\(server.port)/", "agent": configuration.agent.description])
+        return server.port
+    }
+
+    /// The listening port (nil when stopped).
+    public var port: Int? { running.withLock { $0?.server.port } }
+
+    /// `http://host:port/` (nil when stopped).
+    public var baseURL: URL? { port.map { URL(string: "http://\(configuration.host):\($0)/")! } }
+
+    /// Calls currently provisioned.
+    public var activeCalls: Int { running.withLock { $0?.core.activeCalls ?? 0 } }
+
+    /// Sends an event to a call's events socket (dropped when it has none). For demos and tests.
+    public func send(_ event: AgentEvent, toCall callID: String) {
+        running.withLock { $0?.core }?.send(event.bridgeEvent, toCall: callID)
+    }
+
+    /// Prometheus text of `/metrics`.
+    public var metricsText: String { running.withLock { $0?.core }?.metricsText() ?? "" }
+
+    /// Ends every call (closing events sockets and media), then stops the server. Idempotent.
+    public func stop() {
+        guard let stopped = running.withLock({ running in defer { running = nil }; return running }) else { return }
+        stopped.timer.cancel()
+        stopped.core.shutdown(at: .now())
+        // Let the close frames go out before the service thread ends.
+        Thread.sleep(forTimeInterval: 0.05)
+        stopped.server.stop()
+        configuration.log.event(.info, "bridge.stopped")
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,83 @@
+// Everything `Bridge` needs: where to listen, who may call, which agent answers, limits and timeouts.
+import Foundation
+import PolySignaling
+
+/// The configuration of a reference bridge.
+public struct BridgeConfiguration: Sendable {
+    /// Address to bind (default loopback).
+    public var host: String
+    /// Port to bind; 0 picks a free one (read it from `Bridge.start()`).
+    public var port: Int
+    /// Accepted web calling tokens (`Authorization: Bearer`). Empty refuses to start unless `allowAnyToken`.
+    public var tokens: [String]
+    /// Accept any bearer token (development only).
+    public var allowAnyToken: Bool
+    /// The agent of `voice-agent` calls (`echo` calls always get `EchoAgent`).
+    public var agent: AgentSpec
+    /// Modes `POST /api/v1/call` accepts; others are answered 403.
+    public var allowedModes: Set<String>
+    /// `HOST:PORT` advertised in ICE candidates instead of the bound address (1:1 NAT, relays).
+    public var advertise: String?
+    /// At most this many concurrent calls; further provisions get 503 with `Retry-After`.
+    public var maxCalls: Int
+    /// Where agents record the caller (`<callId>.wav`) and the script timeline; nil records nothing.
+    public var recordDirectory: URL?
+    /// Larger request bodies are answered 413.
+    public var maxBodyBytes: Int
+    /// Per-client request rate limit (429 with `Retry-After` when exceeded).
+    public var rateLimit: RateLimiter.Configuration
+    /// Setup timeout, events resume grace (advertised as `resumeGraceSeconds`) and media timeout.
+    public var timeouts: CallReaper.Timeouts
+    /// How often the reaper looks at media activity and deadlines.
+    public var reapInterval: Duration
+    /// The media engine.
+    public var media: BridgeMediaFactory
+    /// Structured log (text or JSON lines).
+    public var log: BridgeLog
+    /// The rate limiter's client key of a request. `HTTPServer` does not report the peer address, so the
+    /// default is one shared bucket for all clients.
+    public var clientKey: @Sendable (HTTPRequest) -> String
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, tokens: [String] = [], allowAnyToken: Bool = false,
+        agent: AgentSpec = .echo(delayMilliseconds: 0), allowedModes: Set<String> = ["voice-agent", "echo"],
+        advertise: String? = nil, maxCalls: Int = 100, recordDirectory: URL? = nil, maxBodyBytes: Int = 64 * 1024,
+        rateLimit: RateLimiter.Configuration = .init(), timeouts: CallReaper.Timeouts = .init(),
+        reapInterval: Duration = .milliseconds(100), media: BridgeMediaFactory = .unavailable,
+        log: BridgeLog = BridgeLog(), clientKey: @escaping @Sendable (HTTPRequest) -> String = { _ in "local" }
+    ) {
+        self.host = host
+        self.port = port
+        self.tokens = tokens
+        self.allowAnyToken = allowAnyToken
+        self.agent = agent
+        self.allowedModes = allowedModes
+        self.advertise = advertise
+        self.maxCalls = maxCalls
+        self.recordDirectory = recordDirectory
+        self.maxBodyBytes = maxBodyBytes
+        self.rateLimit = rateLimit
+        self.timeouts = timeouts
+        self.reapInterval = reapInterval
+        self.media = media
+        self.log = log
+        self.clientKey = clientKey
+    }
+}
+
+/// Why a bridge could not start.
+public enum BridgeError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noTokens
+    case agent(AgentError)
+    case bind(String)
+    case alreadyStarted
+
+    public var description: String {
+        switch self {
+        case .noTokens: "no web calling token configured (use a token file, POLYVOICE_BRIDGE_TOKEN or allow any token)"
+        case .agent(let error): "agent: \(error)"
+        case .bind(let why): "cannot listen: \(why)"
+        case .alreadyStarted: "the bridge is already running"
+        }
+    }
+}

@@ -1,0 +1,227 @@
+// The bridge's behaviour behind the HTTP routes and the events socket (the shell is `Bridge`).
+import Foundation
+import PolyCore
+import PolySignaling
+import Synchronization
+
+/// Call registry and operations; every method is safe from any thread. Media calls run outside the lock.
+final class BridgeCore: Sendable {
+    let configuration: BridgeConfiguration
+    let template: AgentTemplate
+    let tokens: TokenSet
+    let state: Mutex<BridgeState>
+    var log: BridgeLog { configuration.log }
+
+    init(configuration: BridgeConfiguration, template: AgentTemplate) {
+        self.configuration = configuration
+        self.template = template
+        self.tokens = TokenSet(configuration.tokens)
+        self.state = Mutex(BridgeState(configuration: configuration))
+        for token in configuration.tokens { configuration.log.redactor.register(token) }
+    }
+
+    // MARK: - Calls
+
+    enum ProvisionOutcome {
+        case provisioned(ProvisionResponse)
+        case atCapacity
+    }
+
+    func provision(mode: String, at now: Instant) -> ProvisionOutcome {
+        let id = SecureRandom.callID()
+        let token = SecureRandom.callToken()
+        log.redactor.register(token)
+        let admitted = state.withLock { state -> Bool in
+            guard state.running, state.calls.count < configuration.maxCalls else { return false }
+            state.calls[id] = CallEntry(id: id, token: token, mode: mode)
+            state.reaper.handle(.provisioned(id), at: now)
+            state.metrics.provisioned += 1
+            return true
+        }
+        guard admitted else { return .atCapacity }
+        log.event(.info, "call.provisioned", ["callId": id, "mode": mode])
+        let base = "/api/v1/call/\(id)"
+        let extras = CallExtras(
+            eventsUrl: base + "/events", pullUrl: base + "/sdp/pull", renegotiateUrl: base + "/sdp/renegotiate",
+            iceRestartUrl: base + "/sdp/ice-restart", resumeGraceSeconds: configuration.timeouts.resumeGrace.inSeconds)
+        return .provisioned(
+            ProvisionResponse(
+                callId: id,
+                creds: CallCredentials(
+                    provider: "polyvoice-reference", connectUrl: base + "/sdp", token: token, trackName: "agent-audio",
+                    iceServers: [], extra: extras)))
+    }
+
+    enum Lookup {
+        case found(CallEntry)
+        case unknown
+        case badToken
+    }
+
+    /// The call `id` if `token` is its per-call token (constant-time comparison).
+    func authorize(_ id: String, token: String?) -> Lookup {
+        guard let entry = state.withLock({ $0.calls[id] }) else { return .unknown }
+        guard let token, TokenSet.constantTimeEquals(Array(entry.token.utf8), Array(token.utf8)) else {
+            return .badToken
+        }
+        return .found(entry)
+    }
+
+    /// The call's media session, created on first use.
+    func mediaSession(for entry: CallEntry) throws(BridgeMediaError) -> any BridgeMediaSession {
+        if let media = entry.media { return media }
+        let id = entry.id
+        let template = self.template
+        let record = configuration.recordDirectory
+        let echo = entry.mode == "echo"
+        let context = BridgeMediaContext(
+            callID: id, mode: entry.mode,
+            makeAgent: {
+                echo
+                    ? EchoAgent(delayMilliseconds: 0, recorder: record.map { CallRecorder(directory: $0, callID: id) })
+                    : template.makeAgent(callID: id, recordDirectory: record)
+            },
+            emit: { [weak self] event in self?.send(event.bridgeEvent, toCall: id) },
+            advertise: configuration.advertise, logger: log.logger(category: "media"))
+        let created = try configuration.media.make(context)
+        let winner = state.withLock { state -> (any BridgeMediaSession)? in
+            guard state.calls[id] != nil else { return nil }
+            if let existing = state.calls[id]?.media { return existing }
+            state.calls[id]?.media = created
+            return created
+        }
+        guard let winner else {
+            created.close()
+            throw .wrongState("the call has ended")
+        }
+        if winner !== created { created.close() }
+        return winner
+    }
+
+    func setPullPending(_ id: String, _ pending: Bool) -> Bool {
+        state.withLock { state in
+            guard state.calls[id] != nil else { return false }
+            let was = state.calls[id]?.pullPending ?? false
+            state.calls[id]?.pullPending = pending
+            return was
+        }
+    }
+
+    func hangUp(_ id: String, at now: Instant) {
+        state.withLock { $0.reaper.handle(.hangUp(id), at: now) }
+        reap(at: now)
+    }
+
+    // MARK: - Events socket
+
+    func send(_ event: BridgeEvent, toCall id: String) {
+        guard let socket = state.withLock({ $0.calls[id]?.events }) else {
+            log.event(.debug, "events.dropped", ["callId": id, "event": event.frameText])
+            return
+        }
+        socket.send(text: event.frameText)
+    }
+
+    func eventsText(_ connection: WebSocketConnection, _ text: String, at now: Instant) {
+        if state.withLock({ $0.sockets[connection.id] }) != nil { return }  // frames after auth: ignored
+        guard let id = Self.callID(inEventsPath: connection.path), let frame = AuthFrame.parse(text),
+            case .found = authorize(id, token: frame.token)
+        else {
+            log.event(.info, "events.rejected", ["path": connection.path])
+            connection.close(code: WebSocketClose.policyViolation, reason: "auth required")
+            return
+        }
+        let replaced = state.withLock { state -> WebSocketConnection? in
+            guard state.calls[id] != nil else { return nil }
+            let previous = state.calls[id]?.events
+            state.calls[id]?.events = connection
+            state.sockets[connection.id] = id
+            if let previous { state.sockets[previous.id] = nil }
+            state.reaper.handle(.eventsOpened(id), at: now)
+            return previous
+        }
+        replaced?.close(code: WebSocketClose.normal, reason: "replaced")
+        log.event(.info, "events.authenticated", ["callId": id])
+    }
+
+    func eventsClosed(_ connection: WebSocketConnection, at now: Instant) {
+        let id = state.withLock { state -> String? in
+            guard let id = state.sockets.removeValue(forKey: connection.id) else { return nil }
+            guard state.calls[id]?.events == connection else { return nil }
+            state.calls[id]?.events = nil
+            state.reaper.handle(.eventsClosed(id), at: now)
+            return id
+        }
+        if let id { log.event(.info, "events.closed", ["callId": id]) }
+    }
+
+    static func callID(inEventsPath path: String) -> String? {
+        let parts = path.split(separator: "/")
+        guard parts.count == 5, parts[0] == "api", parts[1] == "v1", parts[2] == "call", parts[4] == "events"
+        else { return nil }
+        return String(parts[3])
+    }
+
+    // MARK: - Reaping
+
+    /// Feeds media activity to the reaper and ends the calls it reports.
+    func reap(at now: Instant) {
+        let sessions = state.withLock { state in state.calls.values.compactMap { e in e.media.map { (e.id, $0) } } }
+        let stats = sessions.map { ($0.0, $0.1.stats) }
+        let ended = state.withLock { state -> [(CallEntry, CallEndReason)] in
+            for (id, stats) in stats {
+                guard var entry = state.calls[id] else { continue }
+                let connectedNow = stats.isConnected && !entry.mediaSeenConnected
+                let newPacket = stats.lastPacketAt.map { entry.lastPacketAt == nil || $0 > entry.lastPacketAt! } ?? false
+                entry.mediaSeenConnected = entry.mediaSeenConnected || stats.isConnected
+                if newPacket { entry.lastPacketAt = stats.lastPacketAt }
+                state.calls[id] = entry
+                if connectedNow || newPacket { state.reaper.handle(.mediaActive(id), at: now) }
+            }
+            var ended: [(CallEntry, CallEndReason)] = []
+            while let output = state.reaper.pollOutput(at: now) {
+                guard let entry = state.calls.removeValue(forKey: output.callID) else { continue }
+                if let socket = entry.events { state.sockets[socket.id] = nil }
+                ended.append((entry, output.reason))
+            }
+            return ended
+        }
+        for (entry, reason) in ended { finish(entry, reason) }
+    }
+
+    func shutdown(at now: Instant) {
+        state.withLock {
+            $0.running = false
+            $0.reaper.handle(.shutdown, at: now)
+        }
+        reap(at: now)
+    }
+
+    private func finish(_ entry: CallEntry, _ reason: CallEndReason) {
+        entry.events?.close(code: WebSocketClose.normal, reason: "call ended")
+        let media = entry.media?.stats
+        entry.media?.close()
+        state.withLock { $0.metrics.callEnded(reason, media: media) }
+        log.event(.info, "call.ended", ["callId": entry.id, "reason": reason.rawValue])
+    }
+
+    // MARK: - Admission and metrics
+
+    /// nil if the client may make a request now, else the wait before retrying.
+    func admit(_ client: String, at now: Instant) -> Duration? {
+        state.withLock { $0.limiter.admit(client, at: now) }
+    }
+
+    func countRejected(_ status: Int) {
+        state.withLock { $0.metrics.rejected[status, default: 0] += 1 }
+    }
+
+    func metricsText() -> String {
+        let (sessions, metrics, active) = state.withLock { state in
+            (state.calls.values.compactMap(\.media), state.metrics, state.calls.count)
+        }
+        return metrics.render(active: sessions.map(\.stats), activeCalls: active)
+    }
+
+    var activeCalls: Int { state.withLock { $0.calls.count } }
+}

@@ -1,0 +1,70 @@
+// Prometheus text exposition of the bridge's counters (GET /metrics).
+
+/// Call outcomes and media totals; ended calls' media counters are folded into the totals.
+struct BridgeMetricsState: Sendable {
+    var callsTotal: [CallEndReason: UInt64] = [:]
+    var provisioned: UInt64 = 0
+    var rejected: [Int: UInt64] = [:]
+    /// Media counters of calls that have ended.
+    var endedMedia = BridgeMediaStats()
+
+    mutating func callEnded(_ reason: CallEndReason, media: BridgeMediaStats?) {
+        callsTotal[reason, default: 0] += 1
+        guard let media else { return }
+        endedMedia.packetsReceived += media.packetsReceived
+        endedMedia.packetsSent += media.packetsSent
+        endedMedia.packetsLost += media.packetsLost
+        endedMedia.concealedSamples += media.concealedSamples
+    }
+
+    /// The exposition text, given the active calls' current media stats.
+    func render(active: [BridgeMediaStats], activeCalls: Int) -> String {
+        var received = endedMedia.packetsReceived
+        var sent = endedMedia.packetsSent
+        var lost = endedMedia.packetsLost
+        var concealed = endedMedia.concealedSamples
+        var maxJitter = 0.0
+        var sumJitter = 0.0
+        for stats in active {
+            received += stats.packetsReceived
+            sent += stats.packetsSent
+            lost += stats.packetsLost
+            concealed += stats.concealedSamples
+            maxJitter = max(maxJitter, stats.jitterSeconds)
+            sumJitter += stats.jitterSeconds
+        }
+        var lines: [String] = []
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
+            lines.append("# HELP \(name) \(help)")
+            lines.append("# TYPE \(name) \(type)")
+            for (labels, value) in samples { lines.append("\(name)\(labels) \(value)") }
+        }
+        metric("polyvoice_bridge_active_calls", "gauge", "Calls currently provisioned.", [("", "\(activeCalls)")])
+        metric(
+            "polyvoice_bridge_calls_provisioned_total", "counter", "Calls provisioned.", [("", "\(provisioned)")])
+        metric(
+            "polyvoice_bridge_calls_total", "counter", "Calls ended, by outcome.",
+            CallEndReason.allCases.map { ("{outcome=\"\($0.rawValue)\"}", "\(callsTotal[$0] ?? 0)") })
+        metric(
+            "polyvoice_bridge_requests_rejected_total", "counter", "Requests answered with an error, by status.",
+            rejected.keys.sorted().map { ("{status=\"\($0)\"}", "\(rejected[$0] ?? 0)") })
+        metric(
+            "polyvoice_bridge_rtp_packets_received_total", "counter", "RTP packets received from callers.",
+            [("", "\(received)")])
+        metric(
+            "polyvoice_bridge_rtp_packets_sent_total", "counter", "RTP packets sent to callers.", [("", "\(sent)")])
+        metric(
+            "polyvoice_bridge_rtp_packets_lost_total", "counter", "Caller RTP packets lost (sequence gaps).",
+            [("", "\(lost)")])
+        metric(
+            "polyvoice_bridge_jitter_seconds", "gauge", "Interarrival jitter of active calls.",
+            [
+                ("{stat=\"max\"}", "\(maxJitter)"),
+                ("{stat=\"mean\"}", "\(active.isEmpty ? 0 : sumJitter / Double(active.count))"),
+            ])
+        metric(
+            "polyvoice_bridge_concealed_seconds_total", "counter", "Caller audio concealed by PLC/FEC.",
+            [("", "\(Double(concealed) / Double(AgentAudio.sampleRate))")])
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

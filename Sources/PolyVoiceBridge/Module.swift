@@ -1,1 +1,0 @@
-// PolyVoiceBridge — see docs/ARCHITECTURE.md for what this layer holds.

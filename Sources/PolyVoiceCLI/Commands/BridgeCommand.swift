@@ -1,0 +1,110 @@
+// `polyvoice bridge`: the reference voice bridge on this machine (PROTOCOL.md plus extensions).
+import Foundation
+import PolyVoiceBridge
+
+extension Subcommand {
+    static let bridge = Subcommand(
+        name: "bridge",
+        summary: "Run the reference voice bridge locally (echo, play, or scripted agents)",
+        help: """
+            Usage: polyvoice bridge [options]
+
+            Serves the voice bridge protocol (POST /api/v1/call, SDP routes, events WebSocket, /healthz,
+            /metrics) and prints the URL it listens on. Ctrl-C or SIGTERM ends all calls and exits.
+
+            Web calling tokens come from --token-file (one per line, # comments) and/or the environment
+            variable POLYVOICE_BRIDGE_TOKEN (comma-separated); several may be given. With none, the bridge
+            refuses to start unless --allow-any-token is given. Tokens are never printed or logged.
+
+            Options:
+              --host ADDR            Address to bind (default 127.0.0.1)
+              --port N               Port (default 8080; 0 picks a free port)
+              --agent SPEC           echo (default), echo:MS (delayed echo), play:FILE (play a WAV once),
+                                     loop:FILE (play it looped), script:DIR (turn-taking with DIR/1.wav, 2.wav…)
+              --token-file F         Accepted web calling tokens, one per line
+              --allow-any-token      Accept any bearer token (development only)
+              --advertise HOST:PORT  Address to put in ICE candidates (1:1 NAT, impairment relay)
+              --max-calls N          Concurrent call limit (default 100); beyond it provisioning answers
+                                     503 with Retry-After: 5
+              --record DIR           Record each caller to DIR/<callId>.wav (script: also a turn timeline)
+              --resume-grace S       Seconds a call survives without its events socket (default 10)
+              --media-timeout S      Seconds without media before a call ends (default 15)
+              --rate N               Requests per second per client (default 20; burst twice that)
+              --log-format F         text (default) or json (one JSON object per line)
+              --verbose              Log every request
+            """,
+        run: { arguments in try BridgeCommand.run(arguments) }
+    )
+}
+
+private enum BridgeCommand {
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let parsed = try Arguments(
+            arguments,
+            valued: [
+                "host", "port", "agent", "token-file", "advertise", "max-calls", "record", "log-format",
+                "resume-grace", "media-timeout", "rate",
+            ],
+            flagNames: ["allow-any-token", "verbose"])
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        let agent: AgentSpec
+        do { agent = try AgentSpec(parsing: parsed.string("agent") ?? "echo") } catch {
+            throw UsageError(error.description)
+        }
+        guard let format = BridgeLogFormat(rawValue: parsed.string("log-format") ?? "text") else {
+            throw UsageError("--log-format must be text or json")
+        }
+        if let advertise = parsed.string("advertise") {
+            guard let colon = advertise.lastIndex(of: ":"), Int(advertise[advertise.index(after: colon)...]) != nil
+            else { throw UsageError("--advertise must be HOST:PORT, not '\(advertise)'") }
+        }
+        var fileContents: String?
+        if let path = parsed.string("token-file") {
+            do { fileContents = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                printError("polyvoice bridge: cannot read the token file \(path)")
+                return ExitCode.auth
+            }
+        }
+        let tokens = TokenSet.parse(
+            fileContents: fileContents, environment: ProcessInfo.processInfo.environment["POLYVOICE_BRIDGE_TOKEN"])
+        let rate = Double(try parsed.int("rate", in: 1...100_000) ?? 20)
+        let configuration = BridgeConfiguration(
+            host: parsed.string("host") ?? "127.0.0.1", port: try parsed.int("port", in: 0...65535) ?? 8080,
+            tokens: tokens, allowAnyToken: parsed.flag("allow-any-token"), agent: agent,
+            advertise: parsed.string("advertise"), maxCalls: try parsed.int("max-calls", in: 1...100_000) ?? 100,
+            recordDirectory: parsed.string("record").map { URL(fileURLWithPath: $0, isDirectory: true) },
+            rateLimit: .init(burst: rate * 2, ratePerSecond: rate),
+            timeouts: .init(
+                resumeGrace: .milliseconds(Int64((try parsed.double("resume-grace", in: 0...3600) ?? 10) * 1000)),
+                mediaTimeout: .milliseconds(Int64((try parsed.double("media-timeout", in: 1...3600) ?? 15) * 1000))),
+            log: BridgeLog(format: format, level: parsed.flag("verbose") ? .debug : .info))
+        let bridge = Bridge(configuration: configuration)
+        let port: Int
+        do { port = try bridge.start() } catch {
+            printError("polyvoice bridge: \(error)")
+            switch error {
+            case .noTokens: return ExitCode.auth
+            case .bind: return ExitCode.network
+            case .agent, .alreadyStarted: return ExitCode.failure
+            }
+        }
+        print("bridge: listening on http://\(configuration.host):\(port)/ (agent \(agent))")
+        fflush(nil)
+        waitForTermination()
+        bridge.stop()
+        return ExitCode.ok
+    }
+
+    private static func waitForTermination() {
+        let done = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { done.signal() }
+            source.resume()
+            return source
+        }
+        done.wait()
+        for source in sources { source.cancel() }
+    }
+}

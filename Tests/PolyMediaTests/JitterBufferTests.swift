@@ -1,0 +1,230 @@
+// Virtual-time tests of the adaptive jitter buffer's playout operations and edge cases.
+import PolyCore
+import Testing
+
+@testable import PolyMedia
+
+@Suite struct JitterBufferTests {
+    @Test func cleanStreamPlaysEveryPacketWithLowDelay() {
+        let run = runTrace((0..<250).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 30) }, durationMs: 5000)
+        #expect(run.statistics.concealedSamples == 0)
+        #expect(run.statistics.packetsDiscarded == 0)
+        #expect(run.statistics.jitterBufferEmittedCount >= 240 * 960)
+        #expect(run.statistics.meanDelayMilliseconds <= 40)
+        // The tone comes out intact: every played period matches the source.
+        let start = run.firstAudibleFrame(atOrAfter: 0)!
+        let period = measuredPeriod(run.output[(start * 480 + 960)..<(start * 480 + 48000)])!
+        #expect(abs(period - 48000 / 190) < 0.5)
+    }
+
+    @Test func fivePercentLossIsRecoveredFromFEC() {
+        var random = SeededRandom(seed: 7)
+        let packets = (0..<500).map { k in
+            TracePacket(index: k, arrivalMs: random.unit() < 0.05 ? nil : Double(k) * 20 + 30 + random.unit() * 10)
+        }
+        let lost = packets.filter { $0.arrivalMs == nil }.count
+        let run = runTrace(packets, durationMs: 10_200)
+        #expect(lost > 10)
+        #expect(run.statistics.fecPacketsRecovered >= UInt64(lost) / 2)
+        #expect(run.operations.contains(.fecRecovery))
+        #expect(run.statistics.fecPacketsReceived == UInt64(500 - lost))
+    }
+
+    @Test func jitterStepRaisesTargetWithinASecond() {
+        var random = SeededRandom(seed: 3)
+        let packets = (0..<400).map { k in
+            let jitter = k < 200 ? random.unit() * 4 : random.unit() * 80
+            return TracePacket(index: k, arrivalMs: Double(k) * 20 + 30 + jitter)
+        }
+        let run = runTrace(packets, durationMs: 8000)
+        let before = run.targetMs[395]  // just before the step at 4 s (+30 ms)
+        let after = run.targetMs[403 + 100]  // one second after the step
+        #expect(before < 40)
+        #expect(after >= before + 40)
+    }
+
+    @Test func targetShrinksSlowlyAfterJitterStops() {
+        var random = SeededRandom(seed: 5)
+        let packets = (0..<600).map { k in
+            TracePacket(index: k, arrivalMs: Double(k) * 20 + 30 + (k < 300 ? random.unit() * 80 : random.unit() * 2))
+        }
+        let run = runTrace(packets, durationMs: 12_000)
+        let peak = run.targetMs[595]
+        #expect(run.targetMs[603 + 200] > (peak + 20) / 2)  // 2 s later still well above a clean target
+    }
+
+    @Test func outageGivesOneConcealmentEventAndQuickResume() {
+        let packets = (0..<300).map { k in
+            TracePacket(index: k, arrivalMs: (100..<200).contains(k) ? nil : Double(k) * 20 + 30)
+        }
+        let run = runTrace(packets, durationMs: 6000)
+        #expect(run.statistics.concealmentEvents == 1)
+        #expect(run.statistics.interruptionCount == 1)
+        #expect(run.statistics.silentConcealedSamples > 0)
+        // Audible PLC is bounded (the fake conceals with silence, so check the counters instead of the audio).
+        #expect(run.statistics.concealedSamples - run.statistics.silentConcealedSamples <= 100 * 48)
+        let back = 200.0 * 20 + 30
+        let resumed = run.firstAudibleFrame(atOrAfter: back)!
+        #expect(Double(resumed) * 10 - back <= 60)
+    }
+
+    @Test func isolatedLossWithoutFECIsConcealedThenMerged() {
+        let packets = (0..<100).map { k in
+            TracePacket(
+                index: k, arrivalMs: k == 50 ? nil : Double(k) * 20 + 30,
+                payload: FakeDecoder.payload(index: k, fec: false))
+        }
+        let run = runTrace(packets, durationMs: 2000)
+        #expect(run.statistics.fecPacketsRecovered == 0)
+        #expect(run.statistics.concealmentEvents == 1)
+        #expect(run.statistics.concealedSamples >= 960)
+        let expand = run.operations.firstIndex(of: .expand)!
+        #expect(run.operations[expand...].contains(.merge))
+    }
+
+    @Test func reorderedPacketsAreAllPlayed() {
+        var packets = (0..<200).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 30) }
+        for k in stride(from: 10, to: 190, by: 10) {  // packet k arrives 15 ms after k+1
+            packets[k].arrivalMs = packets[k + 1].arrivalMs! + 15
+        }
+        let run = runTrace(packets, durationMs: 4000)
+        // The first reordering may come before the target has learnt it; after that none is lost.
+        #expect(run.statistics.packetsDiscarded <= 1)
+        #expect(!run.operations[100...].contains(.expand))
+        #expect(run.statistics.jitterBufferEmittedCount >= 195 * 960)
+    }
+
+    @Test func duplicatesAreDiscarded() {
+        var packets = (0..<100).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 30) }
+        packets += (0..<100).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 35) }
+        let run = runTrace(packets, durationMs: 2020)
+        #expect(run.statistics.packetsDiscarded == 100)
+        #expect(run.statistics.concealedSamples == 0)
+    }
+
+    @Test func latePacketIsDiscardedAndCounted() {
+        var packets = (0..<100).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 30) }
+        packets[50].arrivalMs = 50 * 20 + 30 + 600
+        let run = runTrace(packets, durationMs: 2500)
+        #expect(run.statistics.packetsDiscarded == 1)
+        #expect(run.statistics.fecPacketsRecovered == 1 || run.statistics.concealedSamples > 0)
+    }
+
+    @Test func sequenceAndTimestampWrapAroundPlayCleanly() {
+        let packets = (0..<200).map {
+            TracePacket(
+                index: $0, arrivalMs: Double($0) * 20 + 30, timestampOffset: UInt32.max - 960 * 100 + 1,
+                sequenceOffset: 65_436)
+        }
+        let run = runTrace(packets, durationMs: 4000)
+        #expect(run.statistics.concealedSamples == 0)
+        #expect(run.statistics.packetsDiscarded == 0)
+        #expect(run.buffer.decoder.resets == 0)
+    }
+
+    @Test func ssrcChangeResetsAndPlaysTheNewStream() {
+        let packets = (0..<200).map { k in
+            TracePacket(
+                index: k, arrivalMs: Double(k) * 20 + 30, ssrc: k < 100 ? 1 : 2,
+                timestampOffset: k < 100 ? 0 : 123_456_789)
+        }
+        let run = runTrace(packets, durationMs: 4200)
+        #expect(run.buffer.decoder.resets == 1)
+        #expect(run.statistics.jitterBufferEmittedCount >= 190 * 960)
+        #expect(run.firstAudibleFrame(atOrAfter: 100 * 20 + 100) != nil)
+    }
+
+    @Test func timestampJumpWithSameSSRCResets() {
+        let packets = (0..<200).map { k in
+            TracePacket(index: k, arrivalMs: Double(k) * 20 + 30, timestampOffset: k < 100 ? 0 : 48000 * 60)
+        }
+        let run = runTrace(packets, durationMs: 4200)
+        #expect(run.buffer.decoder.resets == 1)
+        #expect(run.statistics.jitterBufferEmittedCount >= 190 * 960)
+    }
+
+    @Test func dtxGapIsComfortSilenceNotLoss() {
+        // Talk for 1 s, a DTX packet, nothing for 1 s, then a new talkspurt with the marker bit.
+        var packets = (0..<50).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 30) }
+        packets.append(TracePacket(index: 50, arrivalMs: 50 * 20 + 30, payload: [0x08]))
+        packets += (100..<150).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 30, marker: $0 == 100) }
+        let run = runTrace(packets, durationMs: 3000)
+        #expect(run.statistics.concealedSamples == 0)
+        #expect(run.operations.contains(.silence))
+        #expect(run.firstAudibleFrame(atOrAfter: 100 * 20 + 30) != nil)
+    }
+
+    @Test func overflowFlushesToTarget() {
+        // A stalled network delivers 5 s of audio at once.
+        var packets = (0..<50).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 30) }
+        packets += (50..<300).map { TracePacket(index: $0, arrivalMs: 6030) }
+        let run = runTrace(packets, durationMs: 7000)
+        #expect(run.statistics.bufferFlushes >= 1)
+        #expect(run.statistics.packetsDiscarded > 100)
+        #expect(run.buffer.currentLevel < .milliseconds(500))
+    }
+
+    @Test func flushDropsBufferedAudioAtOnce() {
+        let packets = (0..<100).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 30) }
+        let run = runTrace(packets, durationMs: 2200) { pull, buffer in
+            if pull == 100 { buffer.flush() }
+        }
+        #expect(run.statistics.bufferFlushes == 1)
+        // The frame pulled right after the flush is silence, not buffered audio.
+        #expect(run.frames[100].allSatisfy { $0 == 0 })
+        #expect(run.operations[100] == .silence)
+    }
+
+    @Test func delaySpikeIsSkippedByDefault() {
+        let packets = (0..<400).map { k in
+            TracePacket(index: k, arrivalMs: (100..<110).contains(k) ? 110 * 20 + 30 : Double(k) * 20 + 30)
+        }
+        let run = runTrace(packets, durationMs: 7900)
+        #expect(run.statistics.packetsDiscarded >= 5)
+        #expect(run.statistics.concealmentEvents == 1)
+        #expect(run.buffer.currentLevel < .milliseconds(80))
+    }
+
+    @Test func delaySpikeIsAbsorbedWithStallingThenDrainedByAcceleration() {
+        // A 200 ms spike: packets 100...109 all arrive together when the spike ends.
+        let packets = (0..<400).map { k in
+            TracePacket(index: k, arrivalMs: (100..<110).contains(k) ? 110 * 20 + 30 : Double(k) * 20 + 30)
+        }
+        var configuration = JitterBufferConfiguration()
+        configuration.stallLimit = .milliseconds(200)
+        let run = runTrace(packets, durationMs: 8200, configuration: configuration)
+        #expect(run.statistics.removedSamplesForAcceleration > 0)
+        #expect(run.statistics.packetsDiscarded == 0)
+        #expect(run.buffer.currentLevel < .milliseconds(80))
+    }
+
+    @Test func risingTargetIsReachedByPreemptiveExpand() {
+        var random = SeededRandom(seed: 11)
+        let packets = (0..<300).map { k in
+            TracePacket(index: k, arrivalMs: Double(k) * 20 + 30 + (k < 100 ? 0 : random.unit() * 100))
+        }
+        let run = runTrace(packets, durationMs: 6200)
+        #expect(run.statistics.insertedSamplesForDeceleration > 0)
+        #expect(run.operations.contains(.preemptiveExpand))
+    }
+
+    @Test func stretchedOutputKeepsThePitch() {
+        let packets = (0..<400).map { k in
+            TracePacket(index: k, arrivalMs: (100..<110).contains(k) ? 110 * 20 + 30 : Double(k) * 20 + 30)
+        }
+        var configuration = JitterBufferConfiguration()
+        configuration.stallLimit = .milliseconds(200)
+        for frequency in [110.0, 190.0, 310.0] {
+            let run = runTrace(packets, durationMs: 8200, configuration: configuration, frequency: frequency)
+            let expected = 48000 / frequency
+            var checked = 0
+            for (i, op) in run.operations.enumerated() where op == .accelerate || op == .preemptiveExpand {
+                guard i + 2 < run.frames.count else { continue }
+                let period = measuredPeriod(run.frames[i...(i + 2)].flatMap { $0 }[...])!
+                #expect(abs(period - expected) / expected < 0.01, "f=\(frequency) frame \(i)")
+                checked += 1
+            }
+            #expect(checked > 0)
+        }
+    }
+}
