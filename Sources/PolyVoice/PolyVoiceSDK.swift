@@ -25,7 +25,8 @@ public enum PolyVoiceSDK {
     /// Throws `.invalidConfiguration(field: "configuration", …)` before `initialize(_:)`.
     public static func call(options: VoiceOptions = VoiceOptions()) throws(PolyError) -> PolyCall {
         guard let config = configuration else {
-            throw .invalidConfiguration(field: "configuration", reason: "is missing: call PolyVoice.initialize(_:) first")
+            throw .invalidConfiguration(
+                field: "configuration", reason: "is missing: call PolyVoice.initialize(_:) first")
         }
         return try PolyCall(configuration: config, options: options)
     }

@@ -18,7 +18,7 @@ import PolySignaling
 public final class PolyCall: Sendable {
     /// The options the call was made with (the token is never shown in its description).
     public let options: VoiceOptions
-    private let driver: CallDriver
+    private let shell: CallShell
     private let outputs: CallOutputs
     private let audio: CallAudio
 
@@ -42,7 +42,7 @@ public final class PolyCall: Sendable {
         self.options = options
         self.outputs = outputs
         self.audio = audio
-        driver = CallDriver(
+        shell = CallShell(
             options: options, client: client, mediaFactory: mediaFactory ?? TransportCallMedia.factory,
             logger: logger, audio: audio, outputs: outputs, seed: UInt64.random(in: 1...UInt64.max))
         logger.debug("call created with \(options)")
@@ -53,18 +53,18 @@ public final class PolyCall: Sendable {
     /// Watch `states` for `.connected` (media flowing). Calling `start()` again while the call is
     /// active (or after it ended) does nothing. Throws the `PolyError` the call failed with.
     public func start() async throws {
-        try await driver.start()
+        try await shell.start()
     }
 
     /// Hangs up: closes the events socket, then the media, then deletes the call on the bridge (best effort).
     /// Idempotent; returns after everything is released and `states` ended with `.ended` or `.failed`.
     public func end() async {
-        await driver.end()
+        await shell.end()
     }
 
     /// Sends silence instead of the microphone (RTP keeps flowing), or the microphone again.
     public func setMuted(_ muted: Bool) {
-        driver.send(.call(.setMuted(muted)))  // ordered with every other input of the call
+        shell.send(.call(.setMuted(muted)))  // ordered with every other input of the call
         var state = outputs.audioStates.latest ?? AudioState()
         state.isMuted = muted
         if state != outputs.audioStates.latest { outputs.audioStates.yield(state) }
@@ -106,7 +106,7 @@ public final class PolyCall: Sendable {
 
     /// A snapshot of the media statistics (W3C inbound-rtp/outbound-rtp/remote-inbound-rtp audio fields).
     public var stats: MediaStats {
-        get async { await driver.stats() }
+        get async { await shell.stats() }
     }
 
     /// The quality figures of the last one-second sample (MOS estimate, loss, active warnings).
@@ -118,8 +118,13 @@ public final class PolyCall: Sendable {
     /// Time from `start()` to media connected (DTLS done), once connected.
     public var setupTime: Duration? {
         get async {
-            guard let started = await driver.startedAt, let connected = await driver.connectedAt else { return nil }
+            guard let started = await shell.startedAt, let connected = await shell.connectedAt else { return nil }
             return connected - started
         }
+    }
+
+    /// The provisioned call (tests: to check that its token never reaches a log).
+    var provisionedCall: ProvisionedCall? {
+        get async { await shell.provisionedCall }
     }
 }

@@ -11,7 +11,7 @@ final class CallNetworkWatcher: Sendable {
         let value = Atomic<Bool>(false)
     }
 
-    init(driver: CallDriver, logger: Logger) {
+    init(shell: CallShell, logger: Logger) {
         let lost = LostFlag()
         do {
             monitor = try NetworkMonitor { change in
@@ -19,15 +19,15 @@ final class CallNetworkWatcher: Sendable {
                 case .addressRemoved(let address):
                     let ip = "\(address.ip)"
                     Task {
-                        guard await driver.mediaUsesAddress(ip) else { return }
+                        guard await shell.mediaUsesAddress(ip) else { return }
                         logger.info("local address \(ip) removed")
                         lost.value.store(true, ordering: .relaxed)
-                        driver.send(.call(.localAddressRemoved))
+                        shell.send(.call(.localAddressRemoved))
                     }
                 case .addressAdded(let address):
                     guard lost.value.exchange(false, ordering: .relaxed) else { return }
                     logger.info("local address \(address.ip) added after a loss")
-                    driver.send(.call(.localAddressChanged))
+                    shell.send(.call(.localAddressChanged))
                 default: break
                 }
             }

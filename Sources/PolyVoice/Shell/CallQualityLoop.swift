@@ -5,14 +5,14 @@ import PolyMedia
 final class CallQualityLoop: Sendable {
     private let task: Task<Void, Never>
 
-    init(driver: CallDriver, meters: CallAudioMeters, outputs: CallOutputs, interval: Duration = .seconds(1)) {
+    init(shell: CallShell, meters: CallAudioMeters, outputs: CallOutputs, interval: Duration = .seconds(1)) {
         task = Task {
             var monitor = QualityMonitor()
             var previous = MediaStats()
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 guard !Task.isCancelled else { return }
-                let stats = await driver.stats()
+                let stats = await shell.stats()
                 guard stats.outboundRtp.packetsSent > 0 || stats.inboundRtp.packetsReceived > 0 else { continue }
                 let sample = Self.sample(stats, since: previous, inputLevel: meters.levels.inputDBFS)
                 previous = stats

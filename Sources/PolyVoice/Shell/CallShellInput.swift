@@ -2,7 +2,7 @@
 import PolyCore
 
 /// One item of the driver's input stream.
-enum CallDriverInput: Sendable {
+enum CallShellInput: Sendable {
     /// An input for the call-state machine.
     case call(CallInput)
     /// A deadline of the state machine may have passed.

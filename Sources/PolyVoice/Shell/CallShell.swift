@@ -9,7 +9,7 @@ import PolySignaling
 /// state machine and executes the actions it emits. Long steps run in child tasks and report back
 /// through the stream; teardown steps are awaited in order before the next output is polled, so the
 /// terminal state is published only after everything is released.
-actor CallDriver {
+actor CallShell {
     let options: VoiceOptions
     let logger: Logger
     let outputs: CallOutputs
@@ -18,10 +18,11 @@ actor CallDriver {
     private var machine: CallStateMachine
     private let client: BridgeClient
     private let mediaFactory: CallMediaFactory
-    private let input: AsyncStream<CallDriverInput>.Continuation
-    private var inputStream: AsyncStream<CallDriverInput>?
+    private let input: AsyncStream<CallShellInput>.Continuation
+    private var inputStream: AsyncStream<CallShellInput>?
 
     private var provisioned: ProvisionedCall?
+    var provisionedCall: ProvisionedCall? { provisioned }
     private var media: (any CallMedia)?
     private var isMediaClosed = false
     private var pullAnswer: String?
@@ -50,7 +51,7 @@ actor CallDriver {
         self.audio = audio
         self.outputs = outputs
         machine = CallStateMachine(policy: CallPolicy(options: options), seed: seed, muted: options.muted)
-        let (stream, continuation) = AsyncStream.makeStream(of: CallDriverInput.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: CallShellInput.self)
         inputStream = stream
         input = continuation
     }
@@ -94,11 +95,11 @@ actor CallDriver {
     }
 
     /// Feeds an input from any thread (media events, network changes, events socket updates).
-    nonisolated func send(_ item: CallDriverInput) { input.yield(item) }
+    nonisolated func send(_ item: CallShellInput) { input.yield(item) }
 
     // MARK: - The loop
 
-    private func run(_ stream: AsyncStream<CallDriverInput>) async {
+    private func run(_ stream: AsyncStream<CallShellInput>) async {
         for await item in stream {
             let now = Instant.now()
             switch item {
@@ -239,7 +240,7 @@ actor CallDriver {
     }
 
     /// Runs a long step in a child task; its success input is sent by the step, its failure here.
-    private func runStep(_ action: CallAction, _ body: @escaping @Sendable (CallDriver) async throws -> Void) {
+    private func runStep(_ action: CallAction, _ body: @escaping @Sendable (CallShell) async throws -> Void) {
         Task {
             do {
                 try await body(self)
@@ -285,8 +286,8 @@ actor CallDriver {
     private func adopt(_ newMedia: any CallMedia) -> Bool {
         guard !isMediaClosed, !machine.state.isTerminal else { return false }
         media = newMedia
-        quality = CallQualityLoop(driver: self, meters: audio.meters, outputs: outputs)
-        network = CallNetworkWatcher(driver: self, logger: logger.child("network"))
+        quality = CallQualityLoop(shell: self, meters: audio.meters, outputs: outputs)
+        network = CallNetworkWatcher(shell: self, logger: logger.child("network"))
         return true
     }
 
