@@ -1,0 +1,184 @@
+// The audio path: PCM → Opus → RTP → SRTP out; SRTP → RTP → jitter buffer → PCM back. Preallocated
+// buffers on the per-packet path (the receive side hands each payload to the jitter buffer as an array).
+import PolyAudio
+import PolyCore
+import PolyMedia
+import PolyNet
+
+extension MediaEndpoint {
+    /// Encodes and sends one frame (20 ms: 960 samples at 48 kHz mono). Dropped silently until SRTP is
+    /// keyed, a pair is selected and a negotiated line lets us send. Muted: encoded silence is sent instead.
+    public func sendAudio(_ frame: UnsafeBufferPointer<Int16>, at now: Instant) {
+        guard !isClosed, let srtp, let path = mediaPath, canSend, frame.count == frameSamples else { return }
+        let pcm = isMuted ? UnsafeBufferPointer(silence) : frame
+        guard let encoded = try? encoder.encode(pcm, into: encodeBuffer), encoded > 0 else { return }
+        if configuration.codec.discontinuousTransmission,
+            OpusRTPPayload.isDiscontinuousTransmissionFrame(byteCount: encoded)
+        {
+            outgoing.skipFrame(samples: timestampIncrement)
+            return
+        }
+        let header = outgoing.makeHeader(samples: timestampIncrement)
+        let payload = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: encodeBuffer[0..<encoded]))
+        let length = packetBuffer.withUnsafeMutableBytes { buffer -> Int? in
+            guard let written = try? header.write(payload: payload, into: buffer) else { return nil }
+            return try? srtp.protectRTP(buffer, length: written)
+        }
+        guard let length else { return }
+        outgoing.recordSent(headerBytes: header.wireCount, payloadBytes: encoded)
+        sentSinceReport = true
+        lastSendAt = now
+        transmit(packetBuffer[0..<length], from: path.local, to: path.remote)
+    }
+
+    /// Plays 20 ms (960 samples) of received audio into `output`: silence before media and after `flushPlayout`.
+    public func pullPlayout(into output: UnsafeMutableBufferPointer<Int16>, at now: Instant) {
+        guard output.count == 960 else {
+            output.update(repeating: 0)
+            return
+        }
+        jitter.pull(at: now, into: output)
+    }
+
+    // MARK: Receiving
+
+    func receive(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, at now: Instant) {
+        switch DatagramKind.classify(bytes) {
+        case .stun:
+            ice.handle(.datagram(bytes: bytes, from: from, to: to), at: now)
+            pumpICE(at: now)
+        case .dtls:
+            guard let dtls else { return }
+            if selectedPair == nil { dtlsPeer = (to, from) }
+            try? dtls.handle(.datagram(bytes), at: now)  // malformed records are dropped; the session goes on
+            pumpDTLS(at: now)
+        case .rtp:
+            receiveRTP(bytes, at: now)
+        case .rtcp:
+            receiveRTCP(bytes, at: now)
+        case .zrtp, .turnChannel, .unknown:
+            break
+        }
+    }
+
+    private func receiveRTP(_ bytes: [UInt8], at now: Instant) {
+        guard let srtp, bytes.count <= receiveBuffer.count else { return }
+        let length = receiveBuffer.withUnsafeMutableBytes { buffer -> Int? in
+            bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            return try? srtp.unprotectRTP(buffer, length: bytes.count)
+        }
+        guard let length, let packet = try? RTPPacketView(parsing: receiveBuffer[0..<length]) else { return }
+        noteMedia(at: now)
+        if remoteSSRC != packet.ssrc {
+            remoteSSRC = packet.ssrc
+            receiveStatistics = RTPReceiveStatistics()
+        }
+        let outcome = receiveStatistics.record(
+            sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payloadBytes: packet.payload.count,
+            headerBytes: packet.headerLength + packet.paddingCount, at: now)
+        guard outcome.isDeliverable || outcome == .probation, !packet.payload.isEmpty else { return }
+        jitter.insert(
+            JitterPacket(
+                sequence: packet.sequenceNumber, timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker,
+                payload: Array(packet.payload), arrival: now),
+            at: now)
+    }
+
+    private func receiveRTCP(_ bytes: [UInt8], at now: Instant) {
+        guard let srtp else { return }
+        var packet = bytes
+        guard (try? srtp.unprotectRTCP(&packet)) != nil, let parsed = try? RTCPCompound.parse(packet) else { return }
+        noteMedia(at: now)
+        rtcp.didReceive(packetSize: packet.count)
+        for item in parsed {
+            switch item {
+            case .senderReport(let report):
+                if remoteSSRC == nil || remoteSSRC == report.ssrc {
+                    receiveStatistics.recordSenderReport(ntpTimestamp: report.ntpTimestamp, at: now)
+                }
+                take(report.reports, at: now)
+            case .receiverReport(let report):
+                take(report.reports, at: now)
+            case .goodbye:
+                if !byeReceived {
+                    byeReceived = true
+                    emit(.remoteBye)
+                }
+            case .sourceDescription:
+                break
+            }
+        }
+    }
+
+    /// Report blocks about our stream: RTT, the far end's loss and jitter, and the encoder's loss hint.
+    private func take(_ blocks: [RTCPReportBlock], at now: Instant) {
+        for block in blocks where block.ssrc == outgoing.ssrc {
+            remoteInbound.record(block, roundTripTime: block.roundTripTime(arrival: NTPTimestamp(instant: now)))
+            if lossHint.record(fractionLost: block.fractionLost), configuration.codec.forwardErrorCorrection {
+                try? encoder.setPacketLossPercent(lossHint.percent)
+            }
+        }
+    }
+
+    // MARK: RTCP reports
+
+    /// Sends SR (if we sent since the last report) or RR, SDES CNAME, and BYE when hanging up.
+    func sendReport(at now: Instant, goodbye: Bool) {
+        guard let srtp, let path = mediaPath else {
+            if !goodbye { rtcp.didSend(packetSize: 0, at: now) }
+            return
+        }
+        var blocks: [RTCPReportBlock] = []
+        if let remoteSSRC, receiveStatistics.packetsReceived > 0 {
+            blocks.append(receiveStatistics.makeReportBlock(ssrc: remoteSSRC, at: now))
+        }
+        var packets: [RTCPPacket] = []
+        if sentSinceReport, let lastTimestamp = outgoing.lastTimestampSent, let lastSendAt {
+            let elapsed = UInt32(truncatingIfNeeded: max(0, (now - lastSendAt).totalNanoseconds) * 48 / 1_000_000)
+            packets.append(
+                .senderReport(
+                    RTCPSenderReport(
+                        ssrc: outgoing.ssrc, ntpTimestamp: NTPTimestamp(instant: now),
+                        rtpTimestamp: lastTimestamp &+ elapsed,
+                        packetCount: UInt32(truncatingIfNeeded: outgoing.packetsSent),
+                        octetCount: UInt32(truncatingIfNeeded: outgoing.payloadBytesSent), reports: blocks)))
+        } else {
+            packets.append(.receiverReport(RTCPReceiverReport(ssrc: outgoing.ssrc, reports: blocks)))
+        }
+        packets.append(.sourceDescription(RTCPSourceDescription(ssrc: outgoing.ssrc, cname: configuration.cname)))
+        if goodbye { packets.append(.goodbye(RTCPGoodbye(ssrcs: [outgoing.ssrc], reason: "hang-up"))) }
+        var datagram = RTCPCompound.serialize(packets)
+        let plainSize = datagram.count
+        guard (try? srtp.protectRTCP(&datagram)) != nil else { return }
+        sentSinceReport = false
+        rtcp.weSent = outgoing.packetsSent > 0
+        rtcp.didSend(packetSize: plainSize, at: now)
+        outputs.append(.transmit(datagram, from: path.local, to: path.remote))
+    }
+
+    // MARK: Statistics
+
+    /// A snapshot of the W3C statistics: RTP in/out, jitter buffer, far-end reports (RTT), SRTP counters.
+    public var stats: MediaStats {
+        var stats = MediaStats()
+        stats.inboundRtp.ssrc = remoteSSRC
+        stats.inboundRtp.update(from: receiveStatistics)
+        let playout = jitter.statistics
+        stats.inboundRtp.packetsDiscarded = playout.packetsDiscarded
+        stats.inboundRtp.fecPacketsReceived = playout.fecPacketsReceived
+        stats.inboundRtp.jitterBufferDelay = playout.jitterBufferDelay
+        stats.inboundRtp.jitterBufferTargetDelay = playout.jitterBufferTargetDelay
+        stats.inboundRtp.jitterBufferEmittedCount = playout.jitterBufferEmittedCount
+        stats.inboundRtp.totalSamplesReceived = playout.totalSamplesReceived
+        stats.inboundRtp.concealedSamples = playout.concealedSamples
+        stats.inboundRtp.silentConcealedSamples = playout.silentConcealedSamples
+        stats.inboundRtp.concealmentEvents = playout.concealmentEvents
+        stats.inboundRtp.insertedSamplesForDeceleration = playout.insertedSamplesForDeceleration
+        stats.inboundRtp.removedSamplesForAcceleration = playout.removedSamplesForAcceleration
+        stats.inboundRtp.totalSamplesDuration = Double(playout.totalSamplesReceived) / 48_000
+        stats.outboundRtp.update(from: outgoing)
+        stats.remoteInboundRtp = remoteInbound
+        if let srtp { stats.srtp = srtp.stats }
+        return stats
+    }
+}

@@ -1,0 +1,330 @@
+// The media of one call, sans-IO: ICE + DTLS + SRTP + RTP/RTCP + Opus + jitter buffer composed behind one
+// handle / pollOutput / nextDeadline interface, usable by both the client and the bridge.
+import PolyAudio
+import PolyCore
+import PolyMedia
+import PolyNet
+
+/// One call's media session, without sockets, threads or clocks.
+///
+/// Drive it like every core here: `handle(_:at:)` for datagrams, local addresses and timeouts, drain
+/// `pollOutput(at:)` until nil after every call (it also fires due timers), and call again at
+/// `nextDeadline()`. Audio goes in with `sendAudio(_:at:)` every 20 ms and comes out with
+/// `pullPlayout(into:at:)`. Signaling (offers and answers as SDP text) is in `MediaEndpoint+Signaling.swift`.
+///
+/// A class, not a struct: it owns OpenSSL, libsrtp and libopus state with identity. Not Sendable: one
+/// thread at a time (the event loop's in `MediaTransport`).
+public final class MediaEndpoint {
+    public let configuration: MediaEndpointConfiguration
+
+    // MARK: Components
+    var ice: ICEAgent
+    var dtls: DTLSEndpoint?
+    var srtp: SRTPSession?
+    let encoder: OpusEncoder
+    var jitter: JitterBuffer<OpusDecoder>
+    var outgoing: RTPOutgoingStream
+    var receiveStatistics = RTPReceiveStatistics()
+    var remoteSSRC: UInt32?
+    var rtcp: RTCPReportScheduler
+    var remoteInbound = RemoteInboundRTPStats()
+    var lossHint: LossHint
+    var random: SeededRandom
+
+    // MARK: Negotiation
+    var localAddresses: [TransportAddress] = []
+    var gatheringStarted = false
+    var sessionID: UInt64
+    var sessionVersion: UInt64 = 1
+    /// Our view of the negotiated m-lines (directions from our side).
+    var lines: [MediaLine] = []
+    /// Lines of an offer we sent and whose answer is pending.
+    var offeredLines: [MediaLine]?
+    var remoteFingerprints: [DTLSFingerprint] = []
+    var dtlsRole: DTLSEndpoint.Role?
+    /// The bridge's agent line (added by its pull offer).
+    var agentMid: String?
+    /// The bridge's pull offer, until its answer arrives.
+    var pendingPull: [MediaLine]?
+
+    // MARK: Runtime
+    /// The pair media uses, from ICE.
+    public private(set) var selectedPair: ICESelectedPair?
+    /// Where DTLS came from before a pair was selected (local, remote).
+    var dtlsPeer: (local: TransportAddress, remote: TransportAddress)?
+    var outputs: [MediaOutput] = []
+    var outputHead = 0
+    var lastMediaAt: Instant?
+    var flowing = false
+    var stalled = false
+    var byeReceived = false
+    public private(set) var isClosed = false
+    var failed = false
+    public private(set) var isMuted = false
+    var sentSinceReport = false
+    var lastSendAt: Instant?
+
+    // MARK: Preallocated buffers (per-packet path)
+    let frameSamples: Int
+    let timestampIncrement: UInt32
+    let encodeBuffer: UnsafeMutableBufferPointer<UInt8>
+    let silence: UnsafeMutableBufferPointer<Int16>
+    var packetBuffer = [UInt8](repeating: 0, count: 2048)
+    var receiveBuffer = [UInt8](repeating: 0, count: 2048)
+    var transmitRing: [[UInt8]]
+    var transmitRingIndex = 0
+
+    /// Creates the endpoint; nothing happens until `.localAddresses` arrives.
+    public init(configuration: MediaEndpointConfiguration) throws(MediaEndpointError) {
+        self.configuration = configuration
+        var random = SeededRandom(seed: configuration.seed)
+        let codec = configuration.codec
+        do {
+            try codec.validate()
+        } catch {
+            throw .setup("\(error)")
+        }
+        let credentials: ICECredentials
+        if configuration.deterministicCredentials {
+            credentials = ICECredentials.random(using: &random)
+        } else {
+            var system = SystemRandomNumberGenerator()
+            credentials = ICECredentials.random(using: &system)
+        }
+        var iceConfiguration = ICEConfiguration(
+            mode: configuration.role == .client ? .full : .lite,
+            role: configuration.role == .client ? .controlling : .controlled, credentials: credentials,
+            tieBreaker: random.next(), randomSeed: random.next())
+        iceConfiguration.stunServers = configuration.role == .client ? configuration.stunServers : []
+        ice = ICEAgent(configuration: iceConfiguration)
+        do {
+            encoder = try OpusEncoder(
+                OpusEncoderSettings(
+                    sampleRate: codec.sampleRate, channels: codec.channels,
+                    frameDuration: .milliseconds(Int64(codec.frameMilliseconds)), bitrate: codec.bitrate,
+                    vbr: codec.variableBitrate, inbandFEC: codec.forwardErrorCorrection, packetLossPercent: 0,
+                    dtx: codec.discontinuousTransmission))
+            var jitterConfiguration = configuration.jitterBuffer
+            jitterConfiguration.sampleRate = 48_000
+            jitterConfiguration.frameSamples = 960
+            jitter = JitterBuffer(decoder: try OpusDecoder(sampleRate: 48_000, channels: 1), configuration: jitterConfiguration)
+        } catch {
+            throw .setup("Opus: \(error)")
+        }
+        frameSamples = codec.samplesPerFrame * codec.channels
+        timestampIncrement = OpusRTPPayload.timestampIncrement(frameMilliseconds: Double(codec.frameMilliseconds))
+        outgoing = RTPOutgoingStream(
+            ssrc: UInt32.random(in: 1...UInt32.max, using: &random),
+            payloadType: UInt8(SDPNegotiation.opusPayloadType),
+            initialSequenceNumber: UInt16.random(in: 0...UInt16.max, using: &random),
+            initialTimestamp: UInt32.random(in: 0...UInt32.max, using: &random))
+        sessionID = random.next() >> 2
+        rtcp = RTCPReportScheduler(
+            minimumInterval: configuration.rtcpInterval, random: SeededRandom(seed: random.next()), start: .zero)
+        lossHint = LossHint(cap: configuration.maximumLossHintPercent)
+        self.random = random
+        encodeBuffer = .allocate(capacity: 1500)
+        encodeBuffer.initialize(repeating: 0)
+        silence = .allocate(capacity: frameSamples)
+        silence.initialize(repeating: 0)
+        transmitRing = (0..<16).map { _ in
+            var slot: [UInt8] = []
+            slot.reserveCapacity(1600)
+            return slot
+        }
+    }
+
+    deinit {
+        encodeBuffer.deallocate()
+        silence.deallocate()
+    }
+
+    // MARK: Sans-IO driving
+
+    /// Feeds one input. Datagrams are demultiplexed by first byte (RFC 7983).
+    public func handle(_ input: MediaInput, at now: Instant) {
+        guard !isClosed else { return }
+        switch input {
+        case .datagram(let bytes, let from, let to):
+            receive(bytes, from: from, to: to, at: now)
+        case .localAddresses(let addresses):
+            localAddresses = addresses
+            if !gatheringStarted, !addresses.isEmpty {
+                gatheringStarted = true
+                ice.handle(.gather(localAddresses: addresses), at: now)
+            }
+            pumpICE(at: now)
+        case .timeout:
+            advance(to: now)
+        }
+    }
+
+    /// The next output, after firing every timer due at `now`; nil when there is nothing to do.
+    public func pollOutput(at now: Instant) -> MediaOutput? {
+        if outputHead >= outputs.count, !isClosed { advance(to: now) }
+        guard outputHead < outputs.count else {
+            outputs.removeAll(keepingCapacity: true)
+            outputHead = 0
+            return nil
+        }
+        defer { outputHead += 1 }
+        return outputs[outputHead]
+    }
+
+    /// When the endpoint next needs `handle(.timeout)` / `pollOutput` even without input.
+    public func nextDeadline() -> Instant? {
+        guard !isClosed else { return nil }
+        var earliest = ice.nextDeadline()
+        func consider(_ deadline: Instant?) {
+            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        consider(dtls?.nextDeadline())
+        if srtp != nil {
+            consider(rtcp.nextDeadline())
+            if flowing, !stalled, let lastMediaAt { consider(lastMediaAt + configuration.stallTimeout) }
+        }
+        return earliest
+    }
+
+    /// Fires what is due: ICE timers (through its poll), DTLS retransmissions, RTCP reports, stall detection.
+    func advance(to now: Instant) {
+        pumpICE(at: now)
+        if let dtls, let deadline = dtls.nextDeadline(), deadline <= now {
+            try? dtls.handle(.timeout, at: now)
+            pumpDTLS(at: now)
+        }
+        guard srtp != nil, !isClosed else { return }
+        if rtcp.isDue(at: now) { sendReport(at: now, goodbye: false) }
+        if flowing, !stalled, let lastMediaAt, now >= lastMediaAt + configuration.stallTimeout {
+            stalled = true
+            emit(.mediaStalled)
+        }
+    }
+
+    func emit(_ event: MediaEvent) { outputs.append(.event(event)) }
+
+    /// Queues a datagram from a reused slot: no allocation once the shell has let go of the slot's last use.
+    func transmit(_ bytes: ArraySlice<UInt8>, from: TransportAddress, to: TransportAddress) {
+        let index = transmitRingIndex
+        transmitRingIndex = (transmitRingIndex + 1) % transmitRing.count
+        transmitRing[index].removeAll(keepingCapacity: true)
+        transmitRing[index].append(contentsOf: bytes)
+        outputs.append(.transmit(transmitRing[index], from: from, to: to))
+    }
+
+    /// Where media and DTLS go: the selected pair, else where DTLS came from.
+    var mediaPath: (local: TransportAddress, remote: TransportAddress)? {
+        if let selectedPair { return (selectedPair.local, selectedPair.remote) }
+        return dtlsPeer
+    }
+
+    // MARK: Components' outputs
+
+    func pumpICE(at now: Instant) {
+        while let output = ice.pollOutput(at: now) {
+            switch output {
+            case .transmit(let bytes, let from, let to):
+                outputs.append(.transmit(bytes, from: from, to: to))
+            case .event(let event):
+                handleICEEvent(event, at: now)
+            }
+        }
+    }
+
+    private func handleICEEvent(_ event: ICEEvent, at now: Instant) {
+        switch event {
+        case .gatheringComplete:
+            emit(.gatheringComplete)
+        case .stateChanged(let state):
+            emit(.iceStateChanged(state))
+        case .selectedPairChanged(let pair):
+            selectedPair = pair
+            emit(.selectedPairChanged(local: pair.local, remote: pair.remote))
+            if let dtls, dtls.state == .handshaking, dtlsRole == .client {
+                dtls.start(at: now)
+                pumpDTLS(at: now)
+            }
+        case .candidateGathered, .roleChanged, .received:
+            break
+        }
+    }
+
+    func pumpDTLS(at now: Instant) {
+        guard let dtls else { return }
+        while let output = dtls.pollOutput(at: now) {
+            switch output {
+            case .transmit(let bytes):
+                if let path = mediaPath { outputs.append(.transmit(bytes, from: path.local, to: path.remote)) }
+            case .event(.connected(let keys)):
+                startSRTP(keys, at: now)
+            case .event(.closed):
+                emit(.remoteClosed)
+            case .event(.failed(let error)):
+                fail(error == .fingerprintMismatch ? "DTLS fingerprint mismatch" : "DTLS failed: \(error)")
+            }
+        }
+    }
+
+    private func startSRTP(_ keys: DTLSSRTPKeys, at now: Instant) {
+        guard let profile = SRTPProfile(dtlsProfileID: keys.profileID) else {
+            return fail("DTLS negotiated an unknown SRTP profile")
+        }
+        do {
+            let material = try SRTPKeyingMaterial(
+                profile: profile, exportedKeyingMaterial: keys.keyingMaterial, role: keys.isClient ? .client : .server)
+            srtp = try SRTPSession(keyingMaterial: material)
+        } catch {
+            return fail("SRTP setup failed")
+        }
+        rtcp = RTCPReportScheduler(
+            minimumInterval: configuration.rtcpInterval, random: SeededRandom(seed: random.next()), start: now)
+        emit(.connected)
+    }
+
+    func fail(_ reason: String) {
+        guard !failed else { return }
+        failed = true
+        emit(.failed(reason))
+    }
+
+    /// Notes authenticated media (SRTP or SRTCP) and reports when it starts or resumes.
+    func noteMedia(at now: Instant) {
+        lastMediaAt = now
+        if !flowing || stalled {
+            flowing = true
+            stalled = false
+            emit(.mediaFlowing)
+        }
+    }
+
+    // MARK: Controls
+
+    /// Muted: encoded silence is sent, so RTP (and the far end's jitter buffer) keeps flowing.
+    public func setMuted(_ muted: Bool) { isMuted = muted }
+
+    /// Drops the buffered received audio at once (barge-in).
+    public func flushPlayout() { jitter.flush() }
+
+    /// Hangs up: RTCP BYE, DTLS close_notify, ICE closed; emits `.closed`. Idempotent.
+    public func close(at now: Instant) {
+        guard !isClosed else { return }
+        if srtp != nil { sendReport(at: now, goodbye: true) }
+        dtls?.close(at: now)
+        pumpDTLS(at: now)
+        ice.handle(.close, at: now)
+        isClosed = true
+        emit(.closed)
+    }
+
+    /// The loss percentage the encoder currently plans FEC for (from the far end's receiver reports).
+    public var encoderLossPercent: Int { encoder.settings.packetLossPercent }
+
+    /// The jitter buffer's own statistics (FEC recoveries, flushes, interruptions).
+    public var playoutStatistics: JitterBufferStatistics { jitter.statistics }
+
+    /// ICE state now.
+    public var iceState: ICEConnectionState { ice.state }
+
+    /// Whether DTLS completed and SRTP is keyed.
+    public var isConnected: Bool { srtp != nil }
+}

@@ -1,0 +1,54 @@
+// How one call's media endpoint behaves: which side it plays, codec, certificate, servers, timers.
+import PolyCore
+import PolyMedia
+import PolyNet
+
+/// Which side of the bridge protocol a `MediaEndpoint` plays.
+public enum MediaRole: Sendable, Equatable {
+    /// The calling side: full ICE, controlling, offerer with `a=setup:actpass` (DTLS role from the answer).
+    case client
+    /// The voice bridge: ICE-lite, controlled, answerer (answers `active` to `actpass`, so it is the DTLS client).
+    case bridge
+}
+
+/// Settings of one `MediaEndpoint`.
+public struct MediaEndpointConfiguration: Sendable {
+    public var role: MediaRole
+    /// What the microphone (client) or agent (bridge) stream is encoded with; the decoder is always 48 kHz mono.
+    public var codec: CodecSettings
+    /// Our DTLS certificate (`DTLSCertificate.shared()` in production: generating one costs milliseconds).
+    public var certificate: DTLSCertificate
+    /// STUN servers for server-reflexive candidates (client only; from the provision response's `iceServers`).
+    public var stunServers: [TransportAddress]
+    /// Seeds SSRC, sequence numbers, ICE transaction ids and RTCP jitter. Tests fix it; production draws it
+    /// from `SystemRandomNumberGenerator`. ICE passwords always come from the system generator unless
+    /// `deterministicCredentials` is set.
+    public var seed: UInt64
+    /// Tests only: derive ICE credentials from `seed` instead of the system generator.
+    public var deterministicCredentials = false
+    /// Bridge behind a known public address: candidates carry this IP instead of the bound one (port kept).
+    public var advertisedAddress: IPAddress?
+    /// `mediaStalled` once no authenticated media (SRTP/SRTCP) arrived for this long while connected.
+    public var stallTimeout: Duration = .seconds(2)
+    /// Upper bound of the loss percentage given to the encoder (driven by the far end's receiver reports).
+    public var maximumLossHintPercent = 20
+    /// RTCP report interval before randomisation (RFC 3550 minimum 5 s; voice calls use about 1 s).
+    public var rtcpInterval: Duration = .seconds(1)
+    /// The CNAME in RTCP SDES and `a=ssrc`.
+    public var cname = "polyvoice"
+    /// Jitter buffer tunables; `frameSamples` is forced to one 20 ms frame (960).
+    public var jitterBuffer = JitterBufferConfiguration()
+
+    public init(
+        role: MediaRole, codec: CodecSettings = CodecSettings(), certificate: DTLSCertificate,
+        stunServers: [TransportAddress] = [], seed: UInt64 = UInt64.random(in: 1...UInt64.max),
+        advertisedAddress: IPAddress? = nil
+    ) {
+        self.role = role
+        self.codec = codec
+        self.certificate = certificate
+        self.stunServers = stunServers
+        self.seed = seed
+        self.advertisedAddress = advertisedAddress
+    }
+}

@@ -1,0 +1,298 @@
+// The I/O shell of one call's media: UDP sockets, the shared event loop, a timer at the endpoint's next
+// deadline and a 20 ms audio clock around a sans-IO MediaEndpoint.
+import PolyCore
+import PolyMedia
+import PolyNet
+
+/// Runs one `MediaEndpoint` on an `EventLoop` (all calls of a process share `EventLoop.shared`).
+///
+/// One UDP socket per local address (port 0). Every 20 ms the audio clock reads a frame from `source`,
+/// sends it, pulls 20 ms of playout and writes it to `sink` (file audio is paced in real time by this
+/// clock). Events reach `onEvent` on the loop thread, in order. The signaling-facing methods may be called
+/// from any thread or task: they hop onto the loop and return there.
+///
+/// Sendable: every mutable member is touched on the loop thread only (checked by `assertOnLoop`).
+public final class MediaTransport: @unchecked Sendable {
+    /// Called on the loop thread for every event of the endpoint.
+    public typealias EventHandler = @Sendable (MediaEvent) -> Void
+
+    public let loop: EventLoop
+    private let endpoint: MediaEndpoint
+    private let source: (any TransportAudioSource)?
+    private let sink: (any TransportAudioSink)?
+    private let onEvent: EventHandler
+
+    // Loop thread only.
+    private var sockets: [UDPSocket] = []
+    private var registrations: [EventLoop.Registration] = []
+    private var timer: (timer: EventLoop.Timer, deadline: Instant)?
+    private var audioTimer: EventLoop.Timer?
+    private var nextTick: Instant?
+    private var gatheringWaiters: [CheckedContinuation<String, any Error>] = []
+    private var closed = false
+    private var sendFrame: [Int16]
+    private var playFrame: [Int16]
+
+    /// The frame the audio clock moves per tick.
+    public static let frameDuration: Duration = .milliseconds(20)
+
+    /// Binds one socket per address in `localIPs` (port 0), registers them on `loop` and starts gathering
+    /// and the audio clock. Throws if the endpoint cannot be set up or no socket binds.
+    public init(
+        configuration: MediaEndpointConfiguration, localIPs: [IPAddress] = [.loopbackV4], loop: EventLoop = .shared,
+        source: (any TransportAudioSource)? = nil, sink: (any TransportAudioSink)? = nil,
+        onEvent: @escaping EventHandler = { _ in }
+    ) throws {
+        self.loop = loop
+        endpoint = try MediaEndpoint(configuration: configuration)
+        self.source = source
+        self.sink = sink
+        self.onEvent = onEvent
+        let samples = configuration.codec.samplesPerFrame * configuration.codec.channels
+        sendFrame = [Int16](repeating: 0, count: samples)
+        playFrame = [Int16](repeating: 0, count: 960)
+        var bound: [UDPSocket] = []
+        for ip in localIPs {
+            bound.append(try UDPSocket(bindingTo: TransportAddress(ip: ip, port: 0)))
+        }
+        guard !bound.isEmpty else { throw MediaEndpointError.setup("no local address to bind") }
+        let opened = bound
+        loop.execute { [self] in
+            for socket in opened { adopt(socket) }
+            endpoint.handle(.localAddresses(sockets.map(\.localAddress)), at: .now())
+            startAudioClock()
+            drain()
+        }
+    }
+
+    // MARK: Signaling-facing calls (any thread)
+
+    /// The client's offer, once gathering has finished (waits for it).
+    public func createOffer() async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            loop.execute { [self] in
+                offerWhenGathered(continuation)
+                drain()
+            }
+        }
+    }
+
+    /// Applies the bridge's answer (initial or ICE restart).
+    public func applyAnswer(_ sdp: String) async throws {
+        try await onLoop { endpoint, now in try endpoint.applyAnswer(sdp, at: now) }
+    }
+
+    /// Answers an offer (bridge: the client's offer or an ICE restart; client: the bridge's pull offer).
+    public func applyOffer(_ sdp: String) async throws -> String {
+        try await onLoop { endpoint, now in try endpoint.applyOffer(sdp, at: now) }
+    }
+
+    /// Bridge: the pull offer adding the agent's line.
+    public func createPullOffer() async throws -> String {
+        try await onLoop { endpoint, now in try endpoint.createPullOffer(at: now) }
+    }
+
+    /// Bridge: the client's answer to the pull offer.
+    public func applyPullAnswer(_ sdp: String) async throws {
+        try await onLoop { endpoint, now in try endpoint.applyPullAnswer(sdp, at: now) }
+    }
+
+    /// Client: rebinds to `localIPs` (new sockets for new addresses, old ones closed), restarts ICE and
+    /// returns the restart offer for the bridge's `iceRestartUrl`. Media keeps flowing on the old pair
+    /// while it still works.
+    public func restartICE(localIPs: [IPAddress]? = nil) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            loop.execute { [self] in
+                do {
+                    if let localIPs { try rebind(to: localIPs) }
+                    try endpoint.restartICE(at: .now())
+                    offerWhenGathered(continuation)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+                drain()
+            }
+        }
+    }
+
+    /// Muted: encoded silence is sent (RTP keeps flowing).
+    public func setMuted(_ muted: Bool) {
+        loop.execute { [self] in endpoint.setMuted(muted) }
+    }
+
+    /// Drops buffered received audio at once (barge-in).
+    public func flushPlayout() {
+        loop.execute { [self] in endpoint.flushPlayout() }
+    }
+
+    /// A snapshot of the call's media statistics.
+    public func stats() async -> MediaStats {
+        await withCheckedContinuation { continuation in
+            loop.execute { [self] in continuation.resume(returning: endpoint.stats) }
+        }
+    }
+
+    /// The loss percentage the encoder plans FEC for, and FEC recoveries so far (diagnostics).
+    public func diagnostics() async -> (encoderLossPercent: Int, fecRecoveries: UInt64) {
+        await withCheckedContinuation { continuation in
+            loop.execute { [self] in
+                continuation.resume(
+                    returning: (endpoint.encoderLossPercent, endpoint.playoutStatistics.fecPacketsRecovered))
+            }
+        }
+    }
+
+    /// The bound socket addresses.
+    public func localAddresses() async -> [TransportAddress] {
+        await withCheckedContinuation { continuation in
+            loop.execute { [self] in continuation.resume(returning: sockets.map(\.localAddress)) }
+        }
+    }
+
+    /// Hangs up media: RTCP BYE and DTLS close_notify are sent, then the clock, timer and sockets stop.
+    /// Idempotent; returns once everything is released.
+    public func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.execute { [self] in
+                shutDown()
+                continuation.resume()
+            }
+        }
+    }
+
+    // MARK: Loop thread
+
+    private func onLoop<T: Sendable>(
+        _ body: @escaping @Sendable (MediaEndpoint, Instant) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            loop.execute { [self] in
+                continuation.resume(with: Result { try body(endpoint, .now()) })
+                drain()
+            }
+        }
+    }
+
+    private func offerWhenGathered(_ continuation: CheckedContinuation<String, any Error>) {
+        do {
+            continuation.resume(returning: try endpoint.createOffer(at: .now()))
+        } catch MediaEndpointError.gatheringIncomplete {
+            gatheringWaiters.append(continuation)
+        } catch {
+            continuation.resume(throwing: error)
+        }
+    }
+
+    private func adopt(_ socket: UDPSocket) {
+        let local = socket.localAddress
+        sockets.append(socket)
+        registrations.append(
+            loop.register(socket) { [weak self] datagram, source in
+                self?.received(Array(datagram), from: source, to: local)
+            })
+    }
+
+    private func rebind(to ips: [IPAddress]) throws {
+        let keep = sockets.filter { ips.contains($0.localAddress.ip) }
+        for (index, socket) in sockets.enumerated() where !keep.contains(where: { $0 === socket }) {
+            loop.unregister(registrations[index])
+            socket.close()
+        }
+        registrations = zip(sockets, registrations).filter { pair in keep.contains { $0 === pair.0 } }.map(\.1)
+        sockets = keep
+        for ip in ips where !sockets.contains(where: { $0.localAddress.ip == ip }) {
+            adopt(try UDPSocket(bindingTo: TransportAddress(ip: ip, port: 0)))
+        }
+        endpoint.handle(.localAddresses(sockets.map(\.localAddress)), at: .now())
+    }
+
+    private func received(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress) {
+        guard !closed else { return }
+        endpoint.handle(.datagram(bytes, from: from, to: to), at: .now())
+        drain()
+    }
+
+    /// Sends what the endpoint queued, delivers its events, and re-arms the deadline timer.
+    private func drain() {
+        guard !closed else { return }
+        let now = Instant.now()
+        while let output = endpoint.pollOutput(at: now) {
+            switch output {
+            case .transmit(let bytes, let from, let to):
+                let socket = sockets.first { $0.localAddress == from } ?? sockets.first { $0.localAddress.family == to.family }
+                _ = try? socket?.send(bytes, to: to)
+            case .event(let event):
+                if event == .gatheringComplete { resumeGatheringWaiters() }
+                onEvent(event)
+            }
+        }
+        armTimer()
+    }
+
+    private func resumeGatheringWaiters() {
+        let waiters = gatheringWaiters
+        gatheringWaiters.removeAll()
+        for waiter in waiters { offerWhenGathered(waiter) }
+    }
+
+    private func armTimer() {
+        let deadline = endpoint.nextDeadline()
+        if let timer, timer.deadline == deadline { return }
+        if let timer { loop.cancel(timer.timer) }
+        timer = nil
+        guard let deadline else { return }
+        let scheduled = loop.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            self.timer = nil
+            self.endpoint.handle(.timeout, at: .now())
+            self.drain()
+        }
+        timer = (scheduled, deadline)
+    }
+
+    private func startAudioClock() {
+        nextTick = Instant.now() + Self.frameDuration
+        scheduleTick()
+    }
+
+    private func scheduleTick() {
+        guard let nextTick, !closed else { return }
+        audioTimer = loop.schedule(at: nextTick) { [weak self] in self?.tick() }
+    }
+
+    /// One 20 ms step of the audio clock: send a frame, play a frame. Deadlines advance by exactly 20 ms
+    /// so the pace does not drift; after a long stall the clock restarts from now.
+    private func tick() {
+        guard !closed, let scheduled = nextTick else { return }
+        let now = Instant.now()
+        if let source {
+            sendFrame.withUnsafeMutableBufferPointer { source.read(into: $0) }
+            sendFrame.withUnsafeBufferPointer { endpoint.sendAudio($0, at: now) }
+        }
+        playFrame.withUnsafeMutableBufferPointer { endpoint.pullPlayout(into: $0, at: now) }
+        if let sink { playFrame.withUnsafeBufferPointer { sink.write($0) } }
+        drain()
+        var next = scheduled + Self.frameDuration
+        if now - next > .milliseconds(200) { next = now + Self.frameDuration }
+        nextTick = next
+        scheduleTick()
+    }
+
+    private func shutDown() {
+        guard !closed else { return }
+        endpoint.close(at: .now())
+        drain()
+        closed = true
+        if let timer { loop.cancel(timer.timer) }
+        if let audioTimer { loop.cancel(audioTimer) }
+        timer = nil
+        audioTimer = nil
+        for registration in registrations { loop.unregister(registration) }
+        for socket in sockets { socket.close() }
+        registrations.removeAll()
+        sockets.removeAll()
+        let waiters = gatheringWaiters
+        gatheringWaiters.removeAll()
+        for waiter in waiters { waiter.resume(throwing: MediaEndpointError.wrongState("closed")) }
+    }
+}

@@ -1,0 +1,168 @@
+// A client and a bridge MediaEndpoint in virtual time: set-up, two-way audio, pull, RTCP, loss, outage,
+// ICE restart, fingerprint mismatch and hang-up.
+import PolyCore
+import PolyNet
+import PolyVoiceTesting
+import Testing
+
+@testable import PolyVoice
+
+@Suite("MediaEndpoint in virtual time")
+struct MediaEndpointTests {
+    @Test("offer/answer, ICE and DTLS connect; audio flows only after the pull, on the agent's line")
+    func connectsAndPulls() throws {
+        let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 6))
+        try call.connect()
+        #expect(call.client.failure == nil && call.bridge.failure == nil)
+        #expect(call.client.has(.connected) && call.bridge.has(.connected))
+        #expect(call.client.endpoint.selectedPair?.remote == MediaCall.bridgeAddress)
+        #expect(call.bridge.endpoint.selectedPair?.remote == MediaCall.clientAddress)
+        // Set-up in virtual time: one gathering quiet period plus a few round trips.
+        let connectedAt = try #require(call.client.first(.connected))
+        #expect(connectedAt < .milliseconds(600))
+
+        call.run(for: .seconds(1))
+        // The bridge receives the microphone but sends no audio before the pull (only RTCP).
+        #expect(call.bridge.endpoint.stats.inboundRtp.packetsReceived > 30)
+        #expect(call.client.endpoint.stats.inboundRtp.packetsReceived == 0)
+        #expect(call.client.has(.mediaFlowing))
+
+        try call.pull()
+        call.run(for: .seconds(3))
+        let stats = call.client.endpoint.stats
+        #expect(stats.inboundRtp.packetsReceived > 120)
+        #expect(stats.inboundRtp.ssrc != nil)
+        let playout = try #require(call.clock?.clientPlayout)
+        let lastSecond = playout.suffix(48_000)
+        #expect(abs(Signals.frequency(lastSecond) - 440) < 10)
+        #expect(Signals.rms(lastSecond) > 2000)
+    }
+
+    @Test("speech echoed by the bridge correlates with what was sent; RTCP measures the RTT")
+    func speechRoundTripAndRTT() throws {
+        let speech = try Signals.speech()
+        let call = try MediaCall(signal: [])
+        call.network.setImpairment(
+            LinkImpairment(delay: .milliseconds(25)), between: call.clientHost, and: call.bridgeHost)
+        try call.connect()
+        try call.pull()
+        call.run(for: .milliseconds(500))
+        let clock = try #require(call.clock)
+        clock.signal = speech
+        clock.restartSignal()
+        call.run(for: .seconds(Double(speech.count) / 48_000 + 1))
+        let comparison = AudioComparison(
+            reference: Signals.floats(speech), degraded: Signals.floats(clock.clientPlayout), sampleRate: 48_000)
+        #expect(comparison.correlation > 0.6)
+        // Two 25 ms network legs, two encodes, two jitter buffers and the echo's frame.
+        #expect(comparison.delayMilliseconds > 50 && comparison.delayMilliseconds < 300)
+        let rtt = try #require(call.client.endpoint.stats.remoteInboundRtp.roundTripTime)
+        #expect(abs(rtt - 0.050) < 0.005)
+        #expect(call.client.endpoint.encoderLossPercent == 0)
+    }
+
+    @Test("5 % loss: FEC recovers packets and the loss reported by RTCP reaches the encoder")
+    func lossDrivesFEC() throws {
+        let speech = try Signals.speech()
+        let call = try MediaCall(signal: speech + speech + speech)
+        try call.connect()
+        try call.pull()
+        call.run(for: .seconds(1))
+        #expect(call.client.endpoint.encoderLossPercent == 0)
+        call.network.setImpairment(
+            LinkImpairment(loss: .uniform(0.05), delay: .milliseconds(20)), between: call.clientHost,
+            and: call.bridgeHost)
+        call.run(for: .seconds(10))
+        #expect(call.client.endpoint.encoderLossPercent >= 2)
+        #expect(call.bridge.endpoint.encoderLossPercent >= 2)
+        #expect(call.client.endpoint.playoutStatistics.fecPacketsRecovered > 5)
+        #expect(call.bridge.endpoint.playoutStatistics.fecPacketsRecovered > 5)
+        #expect(call.client.endpoint.stats.remoteInboundRtp.fractionLost != nil)
+    }
+
+    @Test("a 5 s outage: mediaStalled, then mediaFlowing and audio back within 500 ms")
+    func outageRecovers() throws {
+        let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 30))
+        try call.connect()
+        try call.pull()
+        call.run(for: .seconds(1))
+        let outageStart = call.scheduler.now
+        let outageEnd = outageStart + .seconds(5)
+        let impairment = LinkImpairment(
+            outages: [(outageStart - call.network.start)..<(outageEnd - call.network.start)])
+        call.network.setImpairment(impairment, between: call.clientHost, and: call.bridgeHost)
+        call.run(for: .seconds(8))
+        let stalled = try #require(call.client.first(.mediaStalled, after: outageStart))
+        #expect(stalled - outageStart <= .milliseconds(2100))
+        let flowing = try #require(call.client.first(.mediaFlowing, after: outageEnd))
+        #expect(flowing - outageEnd < .milliseconds(200))
+        // Audio plays again: find the first loud 20 ms frame after the outage in the client's playout.
+        let clock = try #require(call.clock)
+        let playout = clock.clientPlayout
+        let endIndex = Int((outageEnd - clock.started).inSeconds * 48_000)
+        var back: Int?
+        var index = endIndex
+        while index + 960 <= playout.count {
+            if Signals.rms(playout[index..<(index + 960)]) > 2000 {
+                back = index
+                break
+            }
+            index += 960
+        }
+        let resumed = try #require(back)
+        #expect(Double(resumed - endIndex) / 48 <= 500)
+        #expect(call.bridge.has(.mediaStalled) && call.bridge.first(.mediaFlowing, after: outageEnd) != nil)
+    }
+
+    @Test("client address change + ICE restart: media continues on the new pair")
+    func iceRestartAfterAddressChange() throws {
+        let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 20))
+        try call.connect()
+        try call.pull()
+        call.run(for: .seconds(1))
+        let newAddress = TransportAddress("10.0.0.9:5002")!
+        call.network.changeAddress(
+            of: call.clientHost, from: MediaCall.clientAddress, to: newAddress, at: call.scheduler.now)
+        call.run(for: .milliseconds(100))
+        try call.client.endpoint.restartICE(at: call.scheduler.now)
+        call.client.collect(at: call.scheduler.now)
+        let offer = try call.client.endpoint.createOffer(at: call.scheduler.now)
+        let answer = try call.bridge.endpoint.applyOffer(offer, at: call.scheduler.now)
+        try call.client.endpoint.applyAnswer(answer, at: call.scheduler.now)
+        let restartedAt = call.scheduler.now
+        call.run(for: .seconds(3))
+        #expect(call.client.endpoint.selectedPair?.local == newAddress)
+        #expect(call.bridge.endpoint.selectedPair?.remote == newAddress)
+        let received = call.bridge.endpoint.stats.inboundRtp.packetsReceived
+        call.run(for: .seconds(1))
+        #expect(call.bridge.endpoint.stats.inboundRtp.packetsReceived - received >= 45)
+        let playout = try #require(call.clock?.clientPlayout)
+        #expect(Signals.rms(playout.suffix(48_000)) > 2000)
+        #expect(call.client.failure == nil && call.bridge.failure == nil)
+        #expect(call.client.first(.mediaFlowing, after: restartedAt) != nil || !call.client.has(.mediaStalled))
+    }
+
+    @Test("a fingerprint that does not match the certificate fails the call")
+    func fingerprintMismatchFails() throws {
+        let call = try MediaCall()
+        try call.connect(tamperFingerprint: true)
+        let failure = try #require(call.client.failure)
+        #expect(failure.contains("fingerprint"))
+        #expect(!call.client.has(.connected))
+    }
+
+    @Test("close sends BYE and close_notify: the other side sees remoteBye and remoteClosed")
+    func closeIsSeenByThePeer() throws {
+        let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 5))
+        try call.connect()
+        try call.pull()
+        call.run(for: .seconds(1))
+        call.client.endpoint.close(at: call.scheduler.now)
+        call.client.collect(at: call.scheduler.now)
+        #expect(call.client.has(.closed))
+        call.run(for: .milliseconds(200))
+        #expect(call.bridge.has(.remoteBye))
+        #expect(call.bridge.has(.remoteClosed))
+        #expect(call.client.endpoint.nextDeadline() == nil)
+    }
+}
