@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A PulseAudio server with only a null sink (and its monitor as a source): a real-time paced audio
-# device on machines without a sound card, for the device test (see PLATFORM-NOTES "Audio without a
-# sound card").
+# A PulseAudio server with only a null sink and a null (silent) source: real-time paced audio devices
+# on machines without a sound card, for the device test (see PLATFORM-NOTES "Audio without a sound
+# card"). The source is module-null-source with a 20 ms latency cap, not the sink's monitor: an idle
+# monitor (like module-sine-source) delivers capture in bursts of up to 2 s through ALSA's pulse plugin.
 #
 #   eval "$(bash scripts/pulse-null.sh start)"   # starts it; prints the exports that point ALSA at it
 #   bash scripts/pulse-null.sh stop              # stops it (uses the exported POLYVOICE_PULSE_DIR)
@@ -19,7 +20,8 @@ start() {
 load-module module-null-sink sink_name=polyvoice_null rate=48000 channels=2
 load-module module-native-protocol-unix socket=$dir/native auth-anonymous=1
 set-default-sink polyvoice_null
-set-default-source polyvoice_null.monitor
+load-module module-null-source source_name=polyvoice_silence rate=48000 channels=1 max_latency_msec=20
+set-default-source polyvoice_silence
 PA
     # ALSA's default pcm and ctl → PulseAudio (libasound2-plugins); the normal alsa.conf stays first.
     cat >"$dir/asoundrc" <<ALSA

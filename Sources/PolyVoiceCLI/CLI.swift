@@ -28,6 +28,7 @@ enum CLI {
         .impair,
         .jitterSim,
         .bridge,
+        .devices,
     ]
 
     static var topHelp: String {

@@ -1,0 +1,67 @@
+// `polyvoice devices` run as a process, against ALSA configurations made for the test.
+import Foundation
+import Testing
+
+@Suite struct DevicesCommandTests {
+    /// The current environment without any sound server or ALSA configuration of the test run, with
+    /// `asoundrc` (if given) as the only ALSA configuration besides the system's.
+    static func environment(asoundrc: String?) throws -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PULSE_SERVER"] = nil
+        environment["ALSA_CONFIG_PATH"] = nil
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pv-devices-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        environment["HOME"] = home.path
+        if let asoundrc {
+            let file = home.appendingPathComponent("asoundrc")
+            try asoundrc.write(to: file, atomically: true, encoding: .utf8)
+            environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(file.path)"
+        }
+        return environment
+    }
+
+    @Test func listsAnALSANullDeviceAsTheDefault() throws {
+        let environment = try Self.environment(asoundrc: "pcm.!default { type null }\n")
+        let result = try runPolyvoice(["devices"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("ID  NAME") == true, "\(result.stdout)")
+        let row = try #require(lines.first { $0.contains(" default ") })
+        #expect(row.contains("ALSA") && row.hasSuffix("input,output"), "\(row)")
+    }
+
+    @Test func jsonHasOneObjectPerDevice() throws {
+        let environment = try Self.environment(asoundrc: "pcm.!default { type null }\n")
+        let result = try runPolyvoice(["devices", "--json"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        let devices = try #require(parsed)
+        let defaultDevice = try #require(devices.first { $0["name"] as? String == "default" })
+        #expect(defaultDevice["isDefaultInput"] as? Bool == true)
+        #expect(defaultDevice["isDefaultOutput"] as? Bool == true)
+        #expect((defaultDevice["maxInputChannels"] as? Int ?? 0) > 0)
+        #expect((defaultDevice["defaultSampleRate"] as? Double ?? 0) > 0)
+    }
+
+    /// Without a sound card (`/dev/snd`) or server, the command says so and still succeeds; with a card,
+    /// it lists it.
+    @Test func machineWithoutDevicesSaysSo() throws {
+        let result = try runPolyvoice(["devices"], environment: try Self.environment(asoundrc: nil))
+        #expect(result.status == 0, "\(result.stderr)")
+        if FileManager.default.fileExists(atPath: "/dev/snd") {
+            #expect(result.stdout.hasPrefix("ID  NAME"))
+        } else {
+            #expect(result.stdout.contains("No audio devices found"))
+            #expect(result.stdout.contains("scripts/pulse-null.sh"))
+        }
+    }
+
+    @Test func unexpectedArgumentsAreUsageErrors() throws {
+        let option = try runPolyvoice(["devices", "--verbose"])
+        #expect(option.status == 2)
+        #expect(option.stderr.contains("unknown option --verbose"))
+        let positional = try runPolyvoice(["devices", "extra"])
+        #expect(positional.status == 2)
+        #expect(positional.stderr.contains("unexpected argument 'extra'"))
+    }
+}
