@@ -44,7 +44,8 @@ let package = Package(
         .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling"]),
         .testTarget(name: "PolyVoiceTests", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
-        .testTarget(name: "PolyVoiceBridgeTests", dependencies: ["PolyVoiceBridge", "PolyVoice"]),
+        .testTarget(
+            name: "PolyVoiceBridgeTests", dependencies: ["PolyVoiceBridge", "PolyVoice", "PolySignaling", "PolyAudio"]),
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
         .testTarget(name: "CLITests", dependencies: []),
 

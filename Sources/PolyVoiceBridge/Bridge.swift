@@ -74,7 +74,12 @@ public final class Bridge: Sendable {
 
     /// Ends every call (closing events sockets and media), then stops the server. Idempotent.
     public func stop() {
-        guard let stopped = running.withLock({ running in defer { running = nil }; return running }) else { return }
+        guard
+            let stopped = running.withLock({ running in
+                defer { running = nil }
+                return running
+            })
+        else { return }
         stopped.timer.cancel()
         stopped.core.shutdown(at: .now())
         // Let the close frames go out before the service thread ends.

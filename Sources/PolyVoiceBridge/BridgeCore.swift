@@ -172,7 +172,8 @@ final class BridgeCore: Sendable {
             for (id, stats) in stats {
                 guard var entry = state.calls[id] else { continue }
                 let connectedNow = stats.isConnected && !entry.mediaSeenConnected
-                let newPacket = stats.lastPacketAt.map { entry.lastPacketAt == nil || $0 > entry.lastPacketAt! } ?? false
+                let newPacket =
+                    stats.lastPacketAt.map { entry.lastPacketAt == nil || $0 > entry.lastPacketAt! } ?? false
                 entry.mediaSeenConnected = entry.mediaSeenConnected || stats.isConnected
                 if newPacket { entry.lastPacketAt = stats.lastPacketAt }
                 state.calls[id] = entry

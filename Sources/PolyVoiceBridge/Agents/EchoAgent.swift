@@ -13,8 +13,9 @@ public final class EchoAgent: BridgeAgent {
         self.recorder = recorder
     }
 
-    public func process(inbound: UnsafeBufferPointer<Int16>, outbound: UnsafeMutableBufferPointer<Int16>, at now: Instant)
-    {
+    public func process(
+        inbound: UnsafeBufferPointer<Int16>, outbound: UnsafeMutableBufferPointer<Int16>, at now: Instant
+    ) {
         recorder?.append(inbound)
         let count = min(inbound.count, outbound.count)
         guard !ring.isEmpty else {

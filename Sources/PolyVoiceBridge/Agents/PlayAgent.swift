@@ -17,8 +17,9 @@ public final class PlayAgent: BridgeAgent {
     /// Whether a non-looping file has been played to the end.
     public var finishedPlaying: Bool { !loop && position >= samples.count }
 
-    public func process(inbound: UnsafeBufferPointer<Int16>, outbound: UnsafeMutableBufferPointer<Int16>, at now: Instant)
-    {
+    public func process(
+        inbound: UnsafeBufferPointer<Int16>, outbound: UnsafeMutableBufferPointer<Int16>, at now: Instant
+    ) {
         recorder?.append(inbound)
         for index in 0..<outbound.count {
             if position >= samples.count, loop, !samples.isEmpty { position = 0 }

@@ -54,8 +54,9 @@ public final class ScriptAgent: BridgeAgent {
     /// Whether a prompt is being played.
     public var isTalking: Bool { playing != nil }
 
-    public func process(inbound: UnsafeBufferPointer<Int16>, outbound: UnsafeMutableBufferPointer<Int16>, at now: Instant)
-    {
+    public func process(
+        inbound: UnsafeBufferPointer<Int16>, outbound: UnsafeMutableBufferPointer<Int16>, at now: Instant
+    ) {
         recorder?.append(inbound)
         let origin = self.origin ?? now
         self.origin = origin

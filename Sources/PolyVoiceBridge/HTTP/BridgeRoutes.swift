@@ -24,7 +24,9 @@ enum BridgeRoutes {
                 guard let body = try? MessageCoding.decode(ConnectRequest.self, from: request.body) else {
                     return .error(400, code: "bad_json", message: "expected {\"sdp\":…,\"mid\":…}")
                 }
-                return media(core, entry) { session throws(BridgeMediaError) in try session.applyOffer(body.sdp, mid: body.mid) }
+                return media(core, entry) { session throws(BridgeMediaError) in
+                    try session.applyOffer(body.sdp, mid: body.mid)
+                }
             }
         }
         router.add("POST", "/api/v1/call/{id}/sdp/ice-restart") { request in
@@ -35,7 +37,9 @@ enum BridgeRoutes {
                 guard entry.media != nil else {
                     return .error(409, code: "not_connected", message: "connect before an ICE restart")
                 }
-                return media(core, entry) { session throws(BridgeMediaError) in try session.applyOffer(body.sdp, mid: nil) }
+                return media(core, entry) { session throws(BridgeMediaError) in
+                    try session.applyOffer(body.sdp, mid: nil)
+                }
             }
         }
         router.add("POST", "/api/v1/call/{id}/sdp/pull") { request in
