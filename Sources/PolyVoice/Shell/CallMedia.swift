@@ -47,6 +47,8 @@ struct CallMediaSetup: Sendable {
     /// STUN servers from the provisioning response (`stun:host:port` URLs).
     var stunURLs: [String]
     var audio: CallAudio
+    /// The bridge's host (loopback bridges get loopback-only media).
+    var bridgeHost: String?
     var logger: Logger
     var onEvent: @Sendable (CallMediaEvent) -> Void
 }

@@ -17,6 +17,7 @@ actor CallShell {
 
     private var machine: CallStateMachine
     private let client: BridgeClient
+    private var bridgeHost: String? { client.configuration.baseURL.host }
     private let mediaFactory: CallMediaFactory
     private let input: AsyncStream<CallShellInput>.Continuation
     private var inputStream: AsyncStream<CallShellInput>?
@@ -78,6 +79,7 @@ actor CallShell {
             // Nothing was allocated: the machine goes straight to `ended`.
             machine.handle(.end, at: Instant.now())
             drainWithoutIO()
+            audio.close()
             return
         }
         guard !isFinished else { return }
@@ -268,7 +270,7 @@ actor CallShell {
     private func sendOffer() async throws {
         let stunURLs = provisioned?.iceServers.flatMap(\.urls) ?? []
         let setup = CallMediaSetup(
-            options: options, stunURLs: stunURLs, audio: audio, logger: logger.child("media"),
+            options: options, stunURLs: stunURLs, audio: audio, bridgeHost: bridgeHost, logger: logger.child("media"),
             onEvent: { [input] event in input.yield(.call(event.callInput)) })
         let media = try await mediaFactory(setup)
         guard adopt(media) else {
