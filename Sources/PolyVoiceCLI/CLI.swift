@@ -29,6 +29,7 @@ enum CLI {
         .jitterSim,
         .bridge,
         .devices,
+        .call,
     ]
 
     static var topHelp: String {

@@ -115,6 +115,9 @@ public final class PolyCall: Sendable {
     /// Microphone and speaker levels of the last 20 ms.
     public var levels: CallAudioLevels { audio.meters.levels }
 
+    /// Whether a finite input (a WAV file without loop, an app stream that finished) was sent to its end.
+    public var isInputFinished: Bool { audio.inputFinished }
+
     /// Time from `start()` to media connected (DTLS done), once connected.
     public var setupTime: Duration? {
         get async {

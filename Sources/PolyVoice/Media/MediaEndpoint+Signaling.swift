@@ -128,7 +128,8 @@ extension MediaEndpoint {
             offered.append(MediaLine(mid: mid, direction: .sendonly))
         }
         pendingPull = offered
-        let description = MediaSessionDescriptions.offer(lines: offered, setup: establishedSetup, local: localParameters())
+        let description = MediaSessionDescriptions.offer(
+            lines: offered, setup: establishedSetup, local: localParameters())
         sessionVersion += 1
         return description.text
     }
@@ -207,7 +208,9 @@ extension MediaEndpoint {
 
     private func remoteFingerprints(of description: SessionDescription) throws(MediaEndpointError) -> [DTLSFingerprint]
     {
-        let fingerprints = description.fingerprints.compactMap { DTLSFingerprint(sdpValue: "\($0.algorithm) \($0.hex)") }
+        let fingerprints = description.fingerprints.compactMap {
+            DTLSFingerprint(sdpValue: "\($0.algorithm) \($0.hex)")
+        }
         guard !fingerprints.isEmpty else { throw .invalidDescription("no usable a=fingerprint") }
         return fingerprints
     }

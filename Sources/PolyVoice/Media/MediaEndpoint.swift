@@ -107,7 +107,8 @@ public final class MediaEndpoint {
             var jitterConfiguration = configuration.jitterBuffer
             jitterConfiguration.sampleRate = 48_000
             jitterConfiguration.frameSamples = 960
-            jitter = JitterBuffer(decoder: try OpusDecoder(sampleRate: 48_000, channels: 1), configuration: jitterConfiguration)
+            jitter = JitterBuffer(
+                decoder: try OpusDecoder(sampleRate: 48_000, channels: 1), configuration: jitterConfiguration)
         } catch {
             throw .setup("Opus: \(error)")
         }

@@ -42,7 +42,9 @@ enum MediaSessionDescriptions {
             replaceDirection(in: &answer.media[index], with: direction)
             if direction.sends, let ssrc = local.ssrc {
                 let candidateStart =
-                    answer.media[index].attributes.firstIndex { $0.name == "candidate" || $0.name == "end-of-candidates" }
+                    answer.media[index].attributes.firstIndex {
+                        $0.name == "candidate" || $0.name == "end-of-candidates"
+                    }
                     ?? answer.media[index].attributes.endIndex
                 answer.media[index].attributes.insert(
                     SDPAttribute("ssrc", "\(ssrc) cname:\(local.cname ?? "polyvoice")"), at: candidateStart)

@@ -64,7 +64,8 @@ struct CallAudio: Sendable {
         do {
             switch input {
             case .defaultDevice: return try DeviceSource()
-            case .device(let query): return try DeviceSource(device: AudioDevices.select(byIdOrName: query, for: .input))
+            case .device(let query):
+                return try DeviceSource(device: AudioDevices.select(byIdOrName: query, for: .input))
             case .file(let url, let loop): return try WAVFileSource(url: url, loop: loop, ending: .end)
             case .buffer(let stream, let rate): return try BufferSource(stream: stream, sampleRate: rate)
             case .null: return NullSource()
@@ -80,7 +81,8 @@ struct CallAudio: Sendable {
             case .defaultDevice: return try DeviceSink()
             case .device(let query): return try DeviceSink(device: AudioDevices.select(byIdOrName: query, for: .output))
             case .file(let url): return try WAVFileSink(url: url)
-            case .buffer(let continuation, let rate): return try BufferSink(continuation: continuation, sampleRate: rate)
+            case .buffer(let continuation, let rate):
+                return try BufferSink(continuation: continuation, sampleRate: rate)
             case .null: return NullSink()
             }
         } catch {

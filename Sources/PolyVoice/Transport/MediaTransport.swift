@@ -219,7 +219,8 @@ public final class MediaTransport: @unchecked Sendable {
         while let output = endpoint.pollOutput(at: now) {
             switch output {
             case .transmit(let bytes, let from, let to):
-                let socket = sockets.first { $0.localAddress == from } ?? sockets.first { $0.localAddress.family == to.family }
+                let socket =
+                    sockets.first { $0.localAddress == from } ?? sockets.first { $0.localAddress.family == to.family }
                 _ = try? socket?.send(bytes, to: to)
             case .event(let event):
                 if event == .gatheringComplete { resumeGatheringWaiters() }
