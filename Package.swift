@@ -45,7 +45,8 @@ let package = Package(
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling"]),
         .testTarget(name: "PolyVoiceTests", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
         .testTarget(
-            name: "PolyVoiceBridgeTests", dependencies: ["PolyVoiceBridge", "PolyVoice", "PolySignaling", "PolyAudio"]),
+            name: "PolyVoiceBridgeTests",
+            dependencies: ["PolyVoiceBridge", "PolyVoice", "PolySignaling", "PolyAudio", "PolyNet"]),
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
         .testTarget(name: "CLITests", dependencies: []),
 

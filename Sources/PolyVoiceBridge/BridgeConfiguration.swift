@@ -30,6 +30,8 @@ public struct BridgeConfiguration: Sendable {
     public var timeouts: CallReaper.Timeouts
     /// How often the reaper looks at media activity and deadlines.
     public var reapInterval: Duration
+    /// An events socket that sends no auth frame for this long is closed with 1008.
+    public var eventsAuthTimeout: Duration
     /// The media engine.
     public var media: BridgeMediaFactory
     /// Structured log (text or JSON lines).
@@ -43,7 +45,8 @@ public struct BridgeConfiguration: Sendable {
         agent: AgentSpec = .echo(delayMilliseconds: 0), allowedModes: Set<String> = ["voice-agent", "echo"],
         advertise: String? = nil, maxCalls: Int = 100, recordDirectory: URL? = nil, maxBodyBytes: Int = 64 * 1024,
         rateLimit: RateLimiter.Configuration = .init(), timeouts: CallReaper.Timeouts = .init(),
-        reapInterval: Duration = .milliseconds(100), media: BridgeMediaFactory = .unavailable,
+        reapInterval: Duration = .milliseconds(100), eventsAuthTimeout: Duration = .seconds(5),
+        media: BridgeMediaFactory = .unavailable,
         log: BridgeLog = BridgeLog(), clientKey: @escaping @Sendable (HTTPRequest) -> String = { _ in "local" }
     ) {
         self.host = host
@@ -59,6 +62,7 @@ public struct BridgeConfiguration: Sendable {
         self.rateLimit = rateLimit
         self.timeouts = timeouts
         self.reapInterval = reapInterval
+        self.eventsAuthTimeout = eventsAuthTimeout
         self.media = media
         self.log = log
         self.clientKey = clientKey

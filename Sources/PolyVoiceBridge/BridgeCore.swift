@@ -122,8 +122,16 @@ final class BridgeCore: Sendable {
         socket.send(text: event.frameText)
     }
 
+    func eventsOpened(_ connection: WebSocketConnection, at now: Instant) {
+        state.withLock { $0.unauthenticated[connection.id] = (connection, now) }
+    }
+
     func eventsText(_ connection: WebSocketConnection, _ text: String, at now: Instant) {
-        if state.withLock({ $0.sockets[connection.id] }) != nil { return }  // frames after auth: ignored
+        let authenticated = state.withLock { state in
+            state.unauthenticated[connection.id] = nil
+            return state.sockets[connection.id] != nil
+        }
+        if authenticated { return }  // frames after auth: ignored
         guard let id = Self.callID(inEventsPath: connection.path), let frame = AuthFrame.parse(text),
             case .found = authorize(id, token: frame.token)
         else {
@@ -146,6 +154,7 @@ final class BridgeCore: Sendable {
 
     func eventsClosed(_ connection: WebSocketConnection, at now: Instant) {
         let id = state.withLock { state -> String? in
+            state.unauthenticated[connection.id] = nil
             guard let id = state.sockets.removeValue(forKey: connection.id) else { return nil }
             guard state.calls[id]?.events == connection else { return nil }
             state.calls[id]?.events = nil
@@ -188,6 +197,21 @@ final class BridgeCore: Sendable {
             return ended
         }
         for (entry, reason) in ended { finish(entry, reason) }
+        closeSilentSockets(at: now)
+    }
+
+    /// Events sockets that never sent their auth frame are closed (1008) after `eventsAuthTimeout`.
+    private func closeSilentSockets(at now: Instant) {
+        let timeout = configuration.eventsAuthTimeout
+        let silent = state.withLock { state -> [WebSocketConnection] in
+            let expired = state.unauthenticated.values.filter { now - $0.opened >= timeout }.map(\.connection)
+            for connection in expired { state.unauthenticated[connection.id] = nil }
+            return expired
+        }
+        for connection in silent {
+            log.event(.info, "events.auth_timeout", ["path": connection.path])
+            connection.close(code: WebSocketClose.policyViolation, reason: "auth required")
+        }
     }
 
     func shutdown(at now: Instant) {

@@ -2,6 +2,10 @@ import Foundation
 import PolySignaling
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @testable import PolySignaling
 @testable import PolyVoiceBridge
 
@@ -50,6 +54,19 @@ import Testing
             #expect(updates.close?.code == 1008)
         }
         withExtendedLifetime([s1, s2, s3]) {}
+        harness.bridge.stop()
+    }
+
+    @Test func silentSocketIsClosedAfterTheAuthTimeout() async throws {
+        let harness = try TestHarness(eventsAuthTimeout: .milliseconds(300))
+        let call = try await harness.provisionRaw()
+        // A WebSocket that completes the handshake and never sends a frame.
+        let socket = try RawWebSocket(port: harness.port, path: call.creds.extra!.eventsUrl!)
+        let started = ContinuousClock.now
+        let code = socket.readCloseCode()
+        #expect(code == 1008)
+        #expect(ContinuousClock.now - started >= .milliseconds(250))
+        #expect(harness.logLines.withLock { $0.contains { $0.contains("events.auth_timeout") } })
         harness.bridge.stop()
     }
 

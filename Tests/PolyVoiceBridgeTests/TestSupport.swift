@@ -22,7 +22,7 @@ final class FakeMedia: BridgeMediaSession {
 
     init(context: BridgeMediaContext) { self.context = context }
 
-    func applyOffer(_ sdp: String, mid: String?) throws(BridgeMediaError) -> String {
+    func applyOffer(_ sdp: String, mid: String?) async throws(BridgeMediaError) -> String {
         guard sdp.hasPrefix("v=0") else { throw .invalidSDP("line 1: expected v=0") }
         let count = state.withLock { state in
             state.offers.append(sdp)
@@ -31,9 +31,9 @@ final class FakeMedia: BridgeMediaSession {
         return "v=0\r\ns=answer-\(count)\r\n"
     }
 
-    func createPullOffer() throws(BridgeMediaError) -> String { "v=0\r\ns=pull\r\n" }
+    func createPullOffer() async throws(BridgeMediaError) -> String { "v=0\r\ns=pull\r\n" }
 
-    func applyPullAnswer(_ sdp: String) throws(BridgeMediaError) {
+    func applyPullAnswer(_ sdp: String) async throws(BridgeMediaError) {
         guard sdp.hasPrefix("v=0") else { throw .invalidSDP("line 1: expected v=0") }
         state.withLock { $0.pullAnswers.append(sdp) }
     }
@@ -69,7 +69,8 @@ final class TestHarness: Sendable {
 
     init(
         maxCalls: Int = 10, rateLimit: RateLimiter.Configuration = .init(burst: 1000, ratePerSecond: 1000),
-        timeouts: CallReaper.Timeouts = .init(), maxBodyBytes: Int = 4096
+        timeouts: CallReaper.Timeouts = .init(), maxBodyBytes: Int = 4096,
+        eventsAuthTimeout: Duration = .seconds(5)
     ) throws {
         let medias = self.medias
         let logLines = self.logLines
@@ -77,6 +78,7 @@ final class TestHarness: Sendable {
             configuration: BridgeConfiguration(
                 tokens: ["other-token-zzzzzzzzzz", Self.webToken], maxCalls: maxCalls, maxBodyBytes: maxBodyBytes,
                 rateLimit: rateLimit, timeouts: timeouts, reapInterval: .milliseconds(20),
+                eventsAuthTimeout: eventsAuthTimeout,
                 media: BridgeMediaFactory { context throws(BridgeMediaError) in
                     let media = FakeMedia(context: context)
                     medias.withLock { $0[context.callID] = media }

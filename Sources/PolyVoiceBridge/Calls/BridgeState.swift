@@ -23,6 +23,8 @@ struct BridgeState: Sendable {
     var metrics = BridgeMetricsState()
     /// Authenticated events sockets → their call.
     var sockets: [UInt64: String] = [:]
+    /// Open events sockets that have not sent their auth frame yet, with their opening time.
+    var unauthenticated: [UInt64: (connection: WebSocketConnection, opened: Instant)] = [:]
     var running = true
 
     init(configuration: BridgeConfiguration) {

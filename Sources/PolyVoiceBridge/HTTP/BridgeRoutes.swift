@@ -14,49 +14,51 @@ enum BridgeRoutes {
         }
         router.add("POST", "/api/v1/call") { provision(core, $0) }
         router.add("DELETE", "/api/v1/call/{id}") { request in
-            perCall(core, request) { entry in
+            await perCall(core, request) { entry in
                 core.hangUp(entry.id, at: .now())
                 return .json(["status": "ended"])
             }
         }
         router.add("POST", "/api/v1/call/{id}/sdp") { request in
-            perCall(core, request) { entry in
+            await perCall(core, request) { entry in
                 guard let body = try? MessageCoding.decode(ConnectRequest.self, from: request.body) else {
                     return .error(400, code: "bad_json", message: "expected {\"sdp\":…,\"mid\":…}")
                 }
-                return media(core, entry) { session throws(BridgeMediaError) in
-                    try session.applyOffer(body.sdp, mid: body.mid)
+                return await media(core, entry) { session async throws(BridgeMediaError) in
+                    try await session.applyOffer(body.sdp, mid: body.mid)
                 }
             }
         }
         router.add("POST", "/api/v1/call/{id}/sdp/ice-restart") { request in
-            perCall(core, request) { entry in
+            await perCall(core, request) { entry in
                 guard let body = try? MessageCoding.decode(SDPMessage.self, from: request.body) else {
                     return .error(400, code: "bad_json", message: "expected {\"sdp\":…}")
                 }
                 guard entry.media != nil else {
                     return .error(409, code: "not_connected", message: "connect before an ICE restart")
                 }
-                return media(core, entry) { session throws(BridgeMediaError) in
-                    try session.applyOffer(body.sdp, mid: nil)
+                return await media(core, entry) { session async throws(BridgeMediaError) in
+                    try await session.applyOffer(body.sdp, mid: nil)
                 }
             }
         }
         router.add("POST", "/api/v1/call/{id}/sdp/pull") { request in
-            perCall(core, request) { entry in
+            await perCall(core, request) { entry in
                 guard (try? MessageCoding.decode(EmptyMessage.self, from: request.body)) != nil else {
                     return .error(400, code: "bad_json", message: "expected {}")
                 }
                 guard let session = entry.media, session.stats.isConnected else {
                     return .error(409, code: "media_not_connected", message: "pull only after media is connected")
                 }
-                let response = media(core, entry) { session throws(BridgeMediaError) in try session.createPullOffer() }
+                let response = await media(core, entry) { session async throws(BridgeMediaError) in
+                    try await session.createPullOffer()
+                }
                 if response.status == 200 { _ = core.setPullPending(entry.id, true) }
                 return response
             }
         }
         router.add("POST", "/api/v1/call/{id}/sdp/renegotiate") { request in
-            perCall(core, request) { entry in
+            await perCall(core, request) { entry in
                 guard let body = try? MessageCoding.decode(SDPMessage.self, from: request.body) else {
                     return .error(400, code: "bad_json", message: "expected {\"sdp\":…}")
                 }
@@ -64,7 +66,7 @@ enum BridgeRoutes {
                     return .error(409, code: "no_pull", message: "no pull offer awaits an answer")
                 }
                 do throws(BridgeMediaError) {
-                    try session.applyPullAnswer(body.sdp)
+                    try await session.applyPullAnswer(body.sdp)
                 } catch {
                     return mediaError(error)
                 }
@@ -125,23 +127,23 @@ enum BridgeRoutes {
 
     /// Checks the call id (404) and `X-Call-Token` (401), then runs `body`.
     private static func perCall(
-        _ core: BridgeCore, _ request: HTTPRequest, _ body: (CallEntry) -> HTTPResponse
-    ) -> HTTPResponse {
+        _ core: BridgeCore, _ request: HTTPRequest, _ body: (CallEntry) async -> HTTPResponse
+    ) async -> HTTPResponse {
         switch core.authorize(request.parameters["id"] ?? "", token: request.header("x-call-token")) {
         case .unknown: return .error(404, code: "unknown_call", message: "no such call")
         case .badToken: return .error(401, code: "bad_call_token", message: "per-call token rejected")
-        case .found(let entry): return body(entry)
+        case .found(let entry): return await body(entry)
         }
     }
 
     /// Runs an SDP operation on the call's media session and answers `{"sdp":…}`.
     private static func media(
         _ core: BridgeCore, _ entry: CallEntry,
-        _ operation: (any BridgeMediaSession) throws(BridgeMediaError) -> String
-    ) -> HTTPResponse {
+        _ operation: (any BridgeMediaSession) async throws(BridgeMediaError) -> String
+    ) async -> HTTPResponse {
         do throws(BridgeMediaError) {
             let session = try core.mediaSession(for: entry)
-            return .json(SDPMessage(sdp: try operation(session)))
+            return .json(SDPMessage(sdp: try await operation(session)))
         } catch {
             return mediaError(error)
         }

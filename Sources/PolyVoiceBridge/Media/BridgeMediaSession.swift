@@ -51,14 +51,15 @@ public struct BridgeMediaStats: Sendable, Equatable {
 /// The media of one call as the bridge sees it. Methods may be called from any thread.
 public protocol BridgeMediaSession: AnyObject, Sendable {
     /// Applies the caller's offer (first connect or ICE restart) and returns the answer.
-    func applyOffer(_ sdp: String, mid: String?) throws(BridgeMediaError) -> String
+    func applyOffer(_ sdp: String, mid: String?) async throws(BridgeMediaError) -> String
     /// An offer adding the agent's audio m-line (receive-only for the caller). Requires `isConnected`.
-    func createPullOffer() throws(BridgeMediaError) -> String
+    func createPullOffer() async throws(BridgeMediaError) -> String
     /// Applies the caller's answer to the last pull offer.
-    func applyPullAnswer(_ sdp: String) throws(BridgeMediaError)
-    /// Current counters.
+    func applyPullAnswer(_ sdp: String) async throws(BridgeMediaError)
+    /// A recent snapshot of the counters (cheap; called by the reaper every tick).
     var stats: BridgeMediaStats { get }
-    /// Ends the media (DTLS close_notify, stops the agent and flushes its recordings). Idempotent.
+    /// Ends the media (DTLS close_notify, stops the agent and writes its recordings) in the background.
+    /// Idempotent.
     func close()
 }
 

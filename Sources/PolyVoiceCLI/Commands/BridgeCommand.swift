@@ -1,5 +1,6 @@
 // `polyvoice bridge`: the reference voice bridge on this machine (PROTOCOL.md plus extensions).
 import Foundation
+import PolyNet
 import PolyVoiceBridge
 
 extension Subcommand {
@@ -23,7 +24,8 @@ extension Subcommand {
                                      loop:FILE (play it looped), script:DIR (turn-taking with DIR/1.wav, 2.wav…)
               --token-file F         Accepted web calling tokens, one per line
               --allow-any-token      Accept any bearer token (development only)
-              --advertise HOST:PORT  Address to put in ICE candidates (1:1 NAT, impairment relay)
+              --advertise HOST[:PORT] IP to put in ICE candidates instead of the bound one (1:1 NAT); each
+                                     call has its own UDP port, so only the host part is used
               --max-calls N          Concurrent call limit (default 100); beyond it provisioning answers
                                      503 with Retry-After: 5
               --record DIR           Record each caller to DIR/<callId>.wav (script: also a turn timeline)
@@ -55,8 +57,9 @@ private enum BridgeCommand {
             throw UsageError("--log-format must be text or json")
         }
         if let advertise = parsed.string("advertise") {
-            guard let colon = advertise.lastIndex(of: ":"), Int(advertise[advertise.index(after: colon)...]) != nil
-            else { throw UsageError("--advertise must be HOST:PORT, not '\(advertise)'") }
+            guard TransportAddress(advertise) != nil || IPAddress(advertise) != nil else {
+                throw UsageError("--advertise must be IP or IP:PORT, not '\(advertise)'")
+            }
         }
         var fileContents: String?
         if let path = parsed.string("token-file") {
@@ -68,8 +71,12 @@ private enum BridgeCommand {
         let tokens = TokenSet.parse(
             fileContents: fileContents, environment: ProcessInfo.processInfo.environment["POLYVOICE_BRIDGE_TOKEN"])
         let rate = Double(try parsed.int("rate", in: 1...100_000) ?? 20)
+        let host = parsed.string("host") ?? "127.0.0.1"
+        guard let hostIP = IPAddress(host) else { throw UsageError("--host must be an IP address, not '\(host)'") }
+        // Media sockets bind the same address (a wildcard host binds them on loopback: use --advertise).
+        let mediaIP = hostIP == .anyV4 ? IPAddress.loopbackV4 : hostIP
         let configuration = BridgeConfiguration(
-            host: parsed.string("host") ?? "127.0.0.1", port: try parsed.int("port", in: 0...65535) ?? 8080,
+            host: host, port: try parsed.int("port", in: 0...65535) ?? 8080,
             tokens: tokens, allowAnyToken: parsed.flag("allow-any-token"), agent: agent,
             advertise: parsed.string("advertise"), maxCalls: try parsed.int("max-calls", in: 1...100_000) ?? 100,
             recordDirectory: parsed.string("record").map { URL(fileURLWithPath: $0, isDirectory: true) },
@@ -77,6 +84,7 @@ private enum BridgeCommand {
             timeouts: .init(
                 resumeGrace: .milliseconds(Int64((try parsed.double("resume-grace", in: 0...3600) ?? 10) * 1000)),
                 mediaTimeout: .milliseconds(Int64((try parsed.double("media-timeout", in: 1...3600) ?? 15) * 1000))),
+            media: .transport(localIP: mediaIP),
             log: BridgeLog(format: format, level: parsed.flag("verbose") ? .debug : .info))
         let bridge = Bridge(configuration: configuration)
         let port: Int

@@ -1,0 +1,51 @@
+// Connects an agent to a MediaTransport's 20 ms clock: the sink gets the caller's frame, the source
+// sends the agent's reply one tick later. Runs on the transport's loop thread only.
+import PolyCore
+import PolyVoice
+import Synchronization
+
+/// The transport's audio source and sink around one agent.
+///
+/// `@unchecked Sendable`: `agent`, `outbound` and `ticks` are touched only on the loop thread (the
+/// transport calls `read` and `write` there), and by `finish` after the transport has closed.
+final class AgentAudioDriver: TransportAudioSource, TransportAudioSink, @unchecked Sendable {
+    private let agent: any BridgeAgent
+    private let emit: @Sendable (AgentEvent) -> Void
+    private var outbound = [Int16](repeating: 0, count: AgentAudio.frameSamples)
+    private var silence = [Int16](repeating: 0, count: AgentAudio.frameSamples)
+    /// Called once per tick with the time (the session keeps its liveness and counters current).
+    private let onTick: @Sendable (Instant) -> Void
+
+    init(
+        agent: any BridgeAgent, emit: @escaping @Sendable (AgentEvent) -> Void,
+        onTick: @escaping @Sendable (Instant) -> Void
+    ) {
+        self.agent = agent
+        self.emit = emit
+        self.onTick = onTick
+    }
+
+    /// The agent's frame produced at the previous tick.
+    func read(into frame: UnsafeMutableBufferPointer<Int16>) {
+        outbound.withUnsafeBufferPointer { out in
+            for index in 0..<frame.count { frame[index] = index < out.count ? out[index] : 0 }
+        }
+    }
+
+    /// The caller's frame (decoded, concealed or silence): the agent answers into `outbound`.
+    func write(_ frame: UnsafeBufferPointer<Int16>) {
+        let now = Instant.now()
+        if frame.count == AgentAudio.frameSamples {
+            outbound.withUnsafeMutableBufferPointer { agent.process(inbound: frame, outbound: $0, at: now) }
+        } else {
+            silence.withUnsafeBufferPointer { input in
+                outbound.withUnsafeMutableBufferPointer { agent.process(inbound: input, outbound: $0, at: now) }
+            }
+        }
+        while let event = agent.pollEvent() { emit(event) }
+        onTick(now)
+    }
+
+    /// After the transport closed: recordings and timelines.
+    func finish() throws { try agent.finish(at: .now()) }
+}

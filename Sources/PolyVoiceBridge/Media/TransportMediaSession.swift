@@ -1,0 +1,130 @@
+// The real media of a bridge call: PolyVoice's MediaTransport (ICE-lite, DTLS, SRTP, Opus) with the
+// call's agent as its audio source and sink. One UDP socket per call on the shared event loop.
+import PolyCore
+import PolyMedia
+import PolyNet
+import PolyVoice
+import Synchronization
+
+/// A `BridgeMediaSession` on `MediaTransport` (role `.bridge`).
+public final class TransportMediaSession: BridgeMediaSession {
+    private let transport: MediaTransport
+    private let driver: AgentAudioDriver
+    private let shared = SharedState()
+    private let logger: Logger
+    private let callID: String
+
+    /// Binds a socket on `localIP` and starts the transport; the agent comes from `context.makeAgent()`.
+    public init(context: BridgeMediaContext, localIP: IPAddress) throws(BridgeMediaError) {
+        let agent: any BridgeAgent
+        do { agent = try context.makeAgent() } catch { throw .unavailable("agent: \(error)") }
+        let shared = self.shared
+        self.logger = context.logger
+        self.callID = context.callID
+        driver = AgentAudioDriver(
+            agent: agent, emit: context.emit,
+            onTick: { now in
+                // While authenticated media flows (between mediaFlowing and mediaStalled) the caller is alive.
+                if shared.flowing.load(ordering: .relaxed) { shared.snapshot.withLock { $0.lastPacketAt = now } }
+            })
+        var configuration: MediaEndpointConfiguration
+        do {
+            configuration = MediaEndpointConfiguration(role: .bridge, certificate: try DTLSCertificate.shared())
+        } catch {
+            throw .unavailable("DTLS certificate: \(error)")
+        }
+        if let advertise = context.advertise {
+            configuration.advertisedAddress = TransportAddress(advertise)?.ip ?? IPAddress(advertise)
+        }
+        let logger = context.logger
+        let callID = context.callID
+        do {
+            transport = try MediaTransport(
+                configuration: configuration, localIPs: [localIP], source: driver, sink: driver,
+                onEvent: { event in
+                    switch event {
+                    case .connected: shared.snapshot.withLock { $0.isConnected = true }
+                    case .mediaFlowing: shared.flowing.store(true, ordering: .relaxed)
+                    case .mediaStalled: shared.flowing.store(false, ordering: .relaxed)
+                    case .failed(let why): logger.warn("call \(callID) media failed: \(why)")
+                    default: break
+                    }
+                })
+        } catch {
+            throw .unavailable("\(error)")
+        }
+        startStatsRefresh()
+    }
+
+    public func applyOffer(_ sdp: String, mid: String?) async throws(BridgeMediaError) -> String {
+        do { return try await transport.applyOffer(sdp) } catch { throw Self.map(error) }
+    }
+
+    public func createPullOffer() async throws(BridgeMediaError) -> String {
+        do { return try await transport.createPullOffer() } catch { throw Self.map(error) }
+    }
+
+    public func applyPullAnswer(_ sdp: String) async throws(BridgeMediaError) {
+        do { try await transport.applyPullAnswer(sdp) } catch { throw Self.map(error) }
+    }
+
+    public var stats: BridgeMediaStats { shared.snapshot.withLock { $0 } }
+
+    public func close() {
+        guard !shared.closed.exchange(true, ordering: .relaxed) else { return }
+        let transport = self.transport
+        let driver = self.driver
+        let logger = self.logger
+        let callID = self.callID
+        Task {
+            await transport.close()
+            do { try driver.finish() } catch { logger.warn("call \(callID) recording failed: \(error)") }
+        }
+    }
+
+    /// Copies the transport's RTP counters into the snapshot once a second while the call lasts.
+    private func startStatsRefresh() {
+        let transport = self.transport
+        let shared = self.shared
+        Task {
+            while !shared.closed.load(ordering: .relaxed) {
+                let stats = await transport.stats()
+                shared.snapshot.withLock {
+                    $0.packetsReceived = stats.inboundRtp.packetsReceived
+                    $0.packetsSent = stats.outboundRtp.packetsSent
+                    $0.packetsLost = UInt64(max(0, stats.inboundRtp.packetsLost))
+                    $0.jitterSeconds = stats.inboundRtp.jitter
+                    $0.concealedSamples = stats.inboundRtp.concealedSamples
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private static func map(_ error: any Error) -> BridgeMediaError {
+        switch error as? MediaEndpointError {
+        case .invalidDescription(let why)?: .invalidSDP(why)
+        case .wrongState(let why)?, .wrongRole(let why)?: .wrongState(why)
+        case .gatheringIncomplete?: .wrongState("ICE gathering has not finished")
+        case .setup(let why)?: .unavailable(why)
+        case nil: .unavailable("\(error)")
+        }
+    }
+}
+
+/// What the transport's callbacks and the session share.
+private final class SharedState: Sendable {
+    let snapshot = Mutex(BridgeMediaStats())
+    /// Authenticated media arrives (between `mediaFlowing` and `mediaStalled`).
+    let flowing = Atomic<Bool>(false)
+    let closed = Atomic<Bool>(false)
+}
+
+extension BridgeMediaFactory {
+    /// Real media: one `TransportMediaSession` per call, its socket bound on `localIP`.
+    public static func transport(localIP: IPAddress = .loopbackV4) -> BridgeMediaFactory {
+        BridgeMediaFactory { context throws(BridgeMediaError) in
+            try TransportMediaSession(context: context, localIP: localIP)
+        }
+    }
+}
