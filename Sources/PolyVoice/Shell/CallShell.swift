@@ -294,10 +294,25 @@ actor CallShell {
     }
 
     private func pull() async throws {
-        let offer = try await client.pull()
+        let offer = try await pullOffer()
         guard let media else { throw PolyError.voice(.mediaFailed("no media session to apply the pull to")) }
         pullAnswer = try await media.applyOffer(offer)
         send(.call(.pullOffered))
+    }
+
+    /// The bridge may see media connected a moment after we do and refuses the pull (409) until then.
+    private func pullOffer() async throws -> String {
+        var attempt = 0
+        while true {
+            let result: Result<String, SignalingError>
+            do { result = .success(try await client.pull()) } catch { result = .failure(error) }
+            guard case .failure(.signalingFailed(let message)) = result, message.hasSuffix("(409)"), attempt < 20 else {
+                return try result.get()
+            }
+            attempt += 1
+            logger.debug("pull refused (409), retrying")
+            try await Task.sleep(for: .milliseconds(100))
+        }
     }
 
     private func answerPull() async throws {

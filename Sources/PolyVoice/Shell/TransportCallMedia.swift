@@ -70,14 +70,34 @@ final class TransportCallMedia: CallMedia {
     }
 }
 
-/// Turns the endpoint's events into the shell's, throttling `mediaFlowing`. Called on the loop thread.
+/// Turns the endpoint's events into the shell's. The endpoint reports `mediaFlowing` once when media
+/// starts (or resumes) and `mediaStalled` when it stops; the state machine wants to hear about inbound
+/// media regularly, so between the two a pacer repeats `mediaFlowing` every 250 ms.
 private final class MediaEventMapper: Sendable {
     let onEvent: @Sendable (CallMediaEvent) -> Void
     let logger: Logger
+    private let pacer = Mutex<Task<Void, Never>?>(nil)
 
     init(onEvent: @escaping @Sendable (CallMediaEvent) -> Void, logger: Logger) {
         self.onEvent = onEvent
         self.logger = logger
+    }
+
+    deinit { pacer.withLock { $0?.cancel() } }
+
+    private func setFlowing(_ flowing: Bool) {
+        let onEvent = onEvent
+        pacer.withLock { task in
+            task?.cancel()
+            task = nil
+            guard flowing else { return }
+            task = Task {
+                while !Task.isCancelled {
+                    onEvent(.mediaFlowing)
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            }
+        }
     }
 
     func handle(_ event: MediaEvent) {
@@ -91,12 +111,19 @@ private final class MediaEventMapper: Sendable {
             case .new, .checking, .closed: break
             }
         case .connected: onEvent(.connected)
-        case .mediaFlowing: onEvent(.mediaFlowing)
-        case .mediaStalled: onEvent(.mediaStalled)
-        case .remoteBye, .remoteClosed: onEvent(.remoteClosed)
-        case .failed(let reason): onEvent(.failed(reason))
+        case .mediaFlowing: setFlowing(true)
+        case .mediaStalled:
+            setFlowing(false)
+            onEvent(.mediaStalled)
+        case .remoteBye, .remoteClosed:
+            setFlowing(false)
+            onEvent(.remoteClosed)
+        case .failed(let reason):
+            setFlowing(false)
+            onEvent(.failed(reason))
         case .selectedPairChanged(let local, let remote): logger.debug("selected pair \(local) → \(remote)")
-        case .gatheringComplete, .closed: break
+        case .closed: setFlowing(false)
+        case .gatheringComplete: break
         }
     }
 }
