@@ -24,7 +24,8 @@ struct CallAudio: Sendable {
         }
         logger.debug("audio: \(source.name) → call → \(sink.name)")
         return CallAudio(
-            meters: meters, source: MeteredSource(source, meters: meters), sink: GatedSink(sink, meters: meters))
+            meters: meters, source: MeteredSource(source, meters: meters, holdUntilConnected: input.isFinite),
+            sink: GatedSink(sink, meters: meters))
     }
 
     /// Whether a finite input (WAV file without loop, finished app stream) has been played to its end.
@@ -96,18 +97,25 @@ final class MeteredSource: TransportAudioSource, @unchecked Sendable {
     let endpoint: any AudioFrameSource
     private let meters: CallAudioMeters
     private let closed = Atomic<Bool>(false)
+    private let holdUntilConnected: Bool
 
-    init(_ endpoint: any AudioFrameSource, meters: CallAudioMeters) {
+    init(_ endpoint: any AudioFrameSource, meters: CallAudioMeters, holdUntilConnected: Bool) {
         self.endpoint = endpoint
         self.meters = meters
+        self.holdUntilConnected = holdUntilConnected
     }
 
     func read(into frame: UnsafeMutableBufferPointer<Int16>) {
-        guard !closed.load(ordering: .acquiring) else {
+        // A device is read (and its audio dropped) so that its ring does not fill with stale audio.
+        guard !closed.load(ordering: .acquiring), !holdUntilConnected || meters.isCaptureOpen else {
             frame.update(repeating: 0)
             return
         }
         let real = endpoint.read(into: frame)
+        if !meters.isCaptureOpen {
+            frame.update(repeating: 0)
+            return
+        }
         if real < frame.count, real >= 0 { UnsafeMutableBufferPointer(rebasing: frame[real...]).update(repeating: 0) }
         meters.recordInput(dBFS: LevelMeter.measure(UnsafeBufferPointer(frame)).rmsDBFS)
     }
@@ -149,5 +157,15 @@ final class GatedSink: TransportAudioSink, @unchecked Sendable {
     func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         endpoint.close()
+    }
+}
+
+extension AudioInput {
+    /// Files and app buffers hold audio that must not be lost before the call connects.
+    var isFinite: Bool {
+        switch self {
+        case .file, .buffer: true
+        case .defaultDevice, .device, .null: false
+        }
     }
 }

@@ -19,6 +19,7 @@ final class CallAudioMeters: Sendable {
     private let input = Atomic<UInt64>((-120.0).bitPattern)
     private let output = Atomic<UInt64>((-120.0).bitPattern)
     private let paused = Atomic<Bool>(false)
+    private let captureOpen = Atomic<Bool>(false)
 
     func recordInput(dBFS: Double) { input.store(dBFS.bitPattern, ordering: .relaxed) }
     func recordOutput(dBFS: Double) { output.store(dBFS.bitPattern, ordering: .relaxed) }
@@ -27,6 +28,13 @@ final class CallAudioMeters: Sendable {
         CallAudioLevels(
             inputDBFS: Double(bitPattern: input.load(ordering: .relaxed)),
             outputDBFS: Double(bitPattern: output.load(ordering: .relaxed)))
+    }
+
+    /// Finite inputs (files, app buffers) are held back until the agent's audio is connected, so that
+    /// nothing is sent into a call that cannot answer yet.
+    var isCaptureOpen: Bool {
+        get { captureOpen.load(ordering: .relaxed) }
+        set { captureOpen.store(newValue, ordering: .relaxed) }
     }
 
     /// The agent's audio is paused (barge-in): the sink gets silence.

@@ -168,6 +168,9 @@ actor CallShell {
             resumeStartWaiters(with: nil)
         case .dtlsConnected where connectedAt == nil:
             connectedAt = now
+            if machine.capabilities?.hasPull == false { audio.meters.isCaptureOpen = true }
+        case .pullAnswered:
+            audio.meters.isCaptureOpen = true
         default: break
         }
     }
