@@ -30,6 +30,7 @@ enum CLI {
         .bridge,
         .devices,
         .call,
+        .demo,
     ]
 
     static var topHelp: String {

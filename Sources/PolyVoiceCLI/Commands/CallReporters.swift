@@ -10,7 +10,7 @@ final class TextCallReporter: CallReporter {
     private let warnings = Mutex<Set<QualityWarning>>([])
     private let quiet: Bool
 
-    /// - Parameter quiet: no per-second lines (the demo prints its own summary).
+    /// - Parameter quiet: only connected and the end, no per-second lines, no summary (the demo prints its own).
     init(quiet: Bool = false) { self.quiet = quiet }
 
     func state(_ state: CallState, elapsed: Duration) {
@@ -37,6 +37,7 @@ final class TextCallReporter: CallReporter {
     }
 
     func summary(_ outcome: CallOutcome) {
+        guard !quiet else { return }
         let lead = isTerminal && !quiet ? "\n" : ""
         writeOut(lead + Self.summaryLines(outcome).joined(separator: "\n") + "\n")
     }
