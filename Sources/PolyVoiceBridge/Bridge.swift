@@ -81,7 +81,10 @@ public final class Bridge: Sendable {
             })
         else { return }
         stopped.timer.cancel()
-        stopped.core.shutdown(at: .now())
+        let sessions = stopped.core.shutdown(at: .now())
+        // Media says goodbye (BYE, close_notify) and agents write their recordings before we return.
+        let deadline = Instant.now() + .seconds(2)
+        for session in sessions { _ = session.waitUntilClosed(timeout: max(.zero, deadline - .now())) }
         // Let the close frames go out before the service thread ends.
         Thread.sleep(forTimeInterval: 0.05)
         stopped.server.stop()

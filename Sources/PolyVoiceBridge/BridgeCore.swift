@@ -29,8 +29,9 @@ final class BridgeCore: Sendable {
 
     func provision(mode: String, at now: Instant) -> ProvisionOutcome {
         let id = SecureRandom.callID()
+        // Per-call tokens are never passed to the log (tests check it), and are not registered with the
+        // Redactor either: its list only grows, and a long-running bridge makes millions of them.
         let token = SecureRandom.callToken()
-        log.redactor.register(token)
         let admitted = state.withLock { state -> Bool in
             guard state.running, state.calls.count < configuration.maxCalls else { return false }
             state.calls[id] = CallEntry(id: id, token: token, mode: mode)
@@ -174,7 +175,8 @@ final class BridgeCore: Sendable {
     // MARK: - Reaping
 
     /// Feeds media activity to the reaper and ends the calls it reports.
-    func reap(at now: Instant) {
+    @discardableResult
+    func reap(at now: Instant) -> [any BridgeMediaSession] {
         let sessions = state.withLock { state in state.calls.values.compactMap { e in e.media.map { (e.id, $0) } } }
         let stats = sessions.map { ($0.0, $0.1.stats) }
         let ended = state.withLock { state -> [(CallEntry, CallEndReason)] in
@@ -198,6 +200,7 @@ final class BridgeCore: Sendable {
         }
         for (entry, reason) in ended { finish(entry, reason) }
         closeSilentSockets(at: now)
+        return ended.compactMap(\.0.media)
     }
 
     /// Events sockets that never sent their auth frame are closed (1008) after `eventsAuthTimeout`.
@@ -214,12 +217,13 @@ final class BridgeCore: Sendable {
         }
     }
 
-    func shutdown(at now: Instant) {
+    /// Ends every call; returns their media sessions (closing in the background).
+    func shutdown(at now: Instant) -> [any BridgeMediaSession] {
         state.withLock {
             $0.running = false
             $0.reaper.handle(.shutdown, at: now)
         }
-        reap(at: now)
+        return reap(at: now)
     }
 
     private func finish(_ entry: CallEntry, _ reason: CallEndReason) {

@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func rateLimitAnswers429WithRetryAfter() async throws {
-        let harness = try TestHarness(rateLimit: .init(burst: 3, ratePerSecond: 0.5))
+        let harness = try TestHarness(rateLimit: .init(burst: 3, ratePerSecond: 0.01))
         var statuses: [Int] = []
         var retryAfter: String?
         for _ in 0..<5 {

@@ -21,6 +21,8 @@ public final class CallRecorder {
     public func finish() throws {
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try WAVFile(sampleRate: AgentAudio.sampleRate, layout: .mono, samples: .int16(samples)).write(to: url)
+        // Atomic: a reader never sees a half-written file.
+        let wav = WAVFile(sampleRate: AgentAudio.sampleRate, layout: .mono, samples: .int16(samples))
+        try Data(wav.encoded()).write(to: url, options: .atomic)
     }
 }

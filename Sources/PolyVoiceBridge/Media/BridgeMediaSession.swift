@@ -61,6 +61,13 @@ public protocol BridgeMediaSession: AnyObject, Sendable {
     /// Ends the media (DTLS close_notify, stops the agent and writes its recordings) in the background.
     /// Idempotent.
     func close()
+    /// Blocks until a `close()` has finished (recordings written) or `timeout` passed; true if finished.
+    func waitUntilClosed(timeout: Duration) -> Bool
+}
+
+extension BridgeMediaSession {
+    /// Sessions whose `close()` is synchronous are closed when it returns.
+    public func waitUntilClosed(timeout: Duration) -> Bool { true }
 }
 
 /// What a media factory gets for a new call.

@@ -4,6 +4,7 @@ import PolyCore
 import PolyMedia
 import PolyNet
 import PolyVoice
+import Dispatch
 import Synchronization
 
 /// A `BridgeMediaSession` on `MediaTransport` (role `.bridge`).
@@ -76,10 +77,19 @@ public final class TransportMediaSession: BridgeMediaSession {
         let driver = self.driver
         let logger = self.logger
         let callID = self.callID
+        let done = shared.done
         Task {
             await transport.close()
             do { try driver.finish() } catch { logger.warn("call \(callID) recording failed: \(error)") }
+            done.signal()
         }
+    }
+
+    public func waitUntilClosed(timeout: Duration) -> Bool {
+        guard shared.closed.load(ordering: .relaxed) else { return false }
+        guard shared.done.wait(timeout: .now() + timeout.inSeconds) == .success else { return false }
+        shared.done.signal()  // later waiters return at once too
+        return true
     }
 
     /// Copies the transport's RTP counters into the snapshot once a second while the call lasts.
@@ -118,6 +128,8 @@ private final class SharedState: Sendable {
     /// Authenticated media arrives (between `mediaFlowing` and `mediaStalled`).
     let flowing = Atomic<Bool>(false)
     let closed = Atomic<Bool>(false)
+    /// Signalled once the transport has closed and the agent has written its files.
+    let done = DispatchSemaphore(value: 0)
 }
 
 extension BridgeMediaFactory {
