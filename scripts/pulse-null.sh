@@ -3,6 +3,8 @@
 # on machines without a sound card, for the device test (see PLATFORM-NOTES "Audio without a sound
 # card"). The source is module-null-source with a 20 ms latency cap, not the sink's monitor: an idle
 # monitor (like module-sine-source) delivers capture in bursts of up to 2 s through ALSA's pulse plugin.
+# A 20 ms loopback keeps the null sink running at low latency: an idle null sink wakes only every ~2 s,
+# which held new playback streams for up to 2 s.
 #
 #   eval "$(bash scripts/pulse-null.sh start)"   # starts it; prints the exports that point ALSA at it
 #   bash scripts/pulse-null.sh stop              # stops it (uses the exported POLYVOICE_PULSE_DIR)
@@ -22,6 +24,7 @@ load-module module-native-protocol-unix socket=$dir/native auth-anonymous=1
 set-default-sink polyvoice_null
 load-module module-null-source source_name=polyvoice_silence rate=48000 channels=1 max_latency_msec=20
 set-default-source polyvoice_silence
+load-module module-loopback source=polyvoice_silence sink=polyvoice_null latency_msec=20 source_dont_move=true sink_dont_move=true
 PA
     # ALSA's default pcm and ctl → PulseAudio (libasound2-plugins); the normal alsa.conf stays first.
     cat >"$dir/asoundrc" <<ALSA

@@ -2,7 +2,9 @@
 import Foundation
 import Testing
 
-@Suite struct DevicesCommandTests {
+/// Serialized: each test blocks a test-runner thread while the process runs; one at a time leaves the
+/// others to suites that need them (e.g. in-process HTTP servers).
+@Suite(.serialized) struct DevicesCommandTests {
     /// The current environment without any sound server or ALSA configuration of the test run, with
     /// `asoundrc` (if given) as the only ALSA configuration besides the system's.
     static func environment(asoundrc: String?) throws -> [String: String] {

@@ -65,7 +65,7 @@ import Testing
         let total = chunks.reduce(0) { $0 + $1.count }
         #expect(chunks.dropLast().allSatisfy { $0.count == 320 })
         // 0.5 s at 16 kHz, plus the filter's tail flushed at close.
-        #expect(total >= 8000 && total <= 8100, "\(total) samples")
+        try #require(total >= 8000 && total <= 8100, "\(total) samples")
         let expected = TestSignals.sine(frequency: 500, sampleRate: 16000, seconds: 0.5)
         let received = chunks.flatMap { $0 }
         let best =

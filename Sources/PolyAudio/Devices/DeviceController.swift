@@ -59,13 +59,19 @@ final class DeviceController: @unchecked Sendable {
     func switchDevice(to device: AudioDeviceInfo?) throws(AudioDeviceError) {
         let chosen = try Self.resolve(device, direction)
         let fresh = try DeviceStream(device: chosen, direction: direction, counters: counters)
-        let old = current.withLock { stream in
+        // After `close` (which raises the flag before taking the lock) the fresh stream is not kept.
+        let (kept, old) = current.withLock { stream -> (Bool, DeviceStream?) in
+            guard !closed.isRaised else { return (false, nil) }
             let old = stream
             stream = fresh
             generation.add(1, ordering: .relaxed)
-            return old
+            return (true, old)
         }
         old?.close()
+        guard kept else {
+            fresh.close()
+            return
+        }
         continuation.yield(.switched(to: chosen.name))
     }
 
@@ -73,10 +79,7 @@ final class DeviceController: @unchecked Sendable {
     func close() {
         guard !closed.isRaised else { return }
         closed.raise()
-        current.withLock { stream in
-            stream?.close()
-            stream = nil
-        }
+        takeStream()?.close()
         continuation.finish()
     }
 
@@ -105,19 +108,17 @@ final class DeviceController: @unchecked Sendable {
     /// (`startLimit` in a stream's first seconds, while sound servers prebuffer); once lost, tries the
     /// default device every second (when falling back is on).
     private func inspect(_ state: inout WatchState, now: ContinuousClock.Instant) {
-        if let lost = state.lostName {
-            guard fallbackToDefault && now >= state.nextRetry else { return }
-            state.nextRetry = now + .seconds(1)
-            if let name = reopenDefault() {
-                continuation.yield(.fellBack(from: lost, to: name))
-                state.lostName = nil
-            }
-            return
-        }
+        // A newly installed stream (opened, switched to, fallen back to) is watched from scratch.
         let callbacks = counters.callbacks.load(ordering: .relaxed)
         let installed = generation.load(ordering: .relaxed)
         if installed != state.generation {
             state = WatchState(generation: installed, installedAt: now, lastCallbacks: callbacks, lastProgress: now)
+        }
+        if let lost = state.lostName {
+            guard fallbackToDefault && now >= state.nextRetry else { return }
+            state.nextRetry = now + .seconds(1)
+            if let name = reopenDefault() { continuation.yield(.fellBack(from: lost, to: name)) }
+            return
         }
         if callbacks != state.lastCallbacks {
             state.lastCallbacks = callbacks
@@ -134,13 +135,19 @@ final class DeviceController: @unchecked Sendable {
         } else {
             return
         }
-        current.withLock { stream in
-            stream?.close()
-            stream = nil
-        }
+        takeStream()?.close()
         continuation.yield(.lost(device: name, reason: reason))
         state.lostName = name
         state.nextRetry = now
+    }
+
+    /// Removes the running stream, to close it outside the lock (closing can take milliseconds).
+    private func takeStream() -> DeviceStream? {
+        current.withLock { stream in
+            let taken = stream
+            stream = nil
+            return taken
+        }
     }
 
     /// Opens the default device after a loss; returns its name, or nil if that failed too.
@@ -148,9 +155,9 @@ final class DeviceController: @unchecked Sendable {
         guard let device = try? AudioDevices.defaultDevice(for: direction),
             let fresh = try? DeviceStream(device: device, direction: direction, counters: counters)
         else { return nil }
-        // `close` raises the flag before taking the lock, so a stream opened during it is closed here.
+        // Kept only if nothing else was installed meanwhile (`switchDevice`) and not closed.
         let kept = current.withLock { stream in
-            guard !closed.isRaised else { return false }
+            guard !closed.isRaised, stream == nil else { return false }
             stream = fresh
             generation.add(1, ordering: .relaxed)
             return true

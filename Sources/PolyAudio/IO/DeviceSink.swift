@@ -13,6 +13,13 @@ public final class DeviceSink: AudioFrameSink, @unchecked Sendable {
         controller = try DeviceController(device: device, direction: .output, fallbackToDefault: fallbackToDefault)
     }
 
+    /// Opens the output device chosen by `AudioDevices.select(byIdOrName:for:)`: "default", an id, or
+    /// part of a name (as `AudioInput.device` / `AudioOutput.device` and `--output DEVICE` give it).
+    public convenience init(named query: String, fallbackToDefault: Bool = true) throws(AudioDeviceError) {
+        try self.init(
+            device: AudioDevices.select(byIdOrName: query, for: .output), fallbackToDefault: fallbackToDefault)
+    }
+
     /// Device changes: `.active` first, then `.lost`, `.fellBack`, `.switched`; finishes on `close`.
     public var events: AsyncStream<AudioDeviceEvent> { controller.events }
 
