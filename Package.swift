@@ -61,6 +61,11 @@ let package = Package(
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
         .testTarget(name: "CLITests", dependencies: []),
 
+        // MARK: Samples (public API only; run against the reference bridge by Tests/CLITests).
+        .executableTarget(name: "SimpleCall", dependencies: ["PolyVoice"], path: "Samples/SimpleCall"),
+        .executableTarget(name: "FileLoopback", dependencies: ["PolyVoice"], path: "Samples/FileLoopback"),
+        .executableTarget(name: "BufferBot", dependencies: ["PolyVoice"], path: "Samples/BufferBot"),
+
         // MARK: Benchmarks (run by `make bench`; each prints figures and ratios against an in-process baseline).
         .target(name: "COpusBench", path: "Benchmarks/COpusBench"),
         .executableTarget(

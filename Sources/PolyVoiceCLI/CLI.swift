@@ -25,7 +25,9 @@ enum CLI {
     /// Every subcommand; each lives in its own file under Commands/.
     static let subcommands: [Subcommand] = [
         .bridge,
+        .call,
         .codec,
+        .demo,
         .devices,
         .doctor,
         .impair,

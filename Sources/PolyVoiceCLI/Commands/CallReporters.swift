@@ -1,0 +1,226 @@
+// How `polyvoice call` shows a call: a live status line (terminal), plain lines (pipe), or NDJSON.
+import Foundation
+import PolyMedia
+import PolyVoice
+import Synchronization
+
+/// The live status line on a terminal, plain lines otherwise; a summary at the end.
+final class TextCallReporter: CallReporter {
+    private let isTerminal = isatty(STDOUT_FILENO) != 0
+    private let warnings = Mutex<Set<QualityWarning>>([])
+    private let quiet: Bool
+
+    /// - Parameter quiet: only connected and the end, no per-second lines, no summary (the demo prints its own).
+    init(quiet: Bool = false) { self.quiet = quiet }
+
+    func state(_ state: CallState, elapsed: Duration) {
+        if quiet, !state.isTerminal, state != .connected { return }
+        emit("\(Self.clock(elapsed))  \(state)", live: false)
+    }
+
+    func tick(_ snapshot: CallSnapshot) {
+        guard !quiet else { return }
+        emit(Self.statusLine(snapshot, warnings: warnings.withLock { $0 }), live: true)
+    }
+
+    func warning(_ event: QualityWarningEvent, elapsed: Duration) {
+        let text: String
+        switch event {
+        case .raised(let warning):
+            warnings.withLock { _ = $0.insert(warning) }
+            text = "warning: \(warning)"
+        case .cleared(let warning):
+            warnings.withLock { _ = $0.remove(warning) }
+            text = "cleared: \(warning)"
+        }
+        if !quiet { emit("\(Self.clock(elapsed))  \(text)", live: false) }
+    }
+
+    func summary(_ outcome: CallOutcome) {
+        guard !quiet else { return }
+        let lead = isTerminal && !quiet ? "\n" : ""
+        writeOut(lead + Self.summaryLines(outcome).joined(separator: "\n") + "\n")
+    }
+
+    private func emit(_ line: String, live: Bool) {
+        // On a terminal, live lines overwrite each other; events get a line of their own.
+        writeOut(isTerminal ? "\r\u{1B}[2K" + line + (live ? "" : "\n") : line + "\n")
+    }
+
+    static func statusLine(_ snapshot: CallSnapshot, warnings: Set<QualityWarning>) -> String {
+        let stats = snapshot.stats
+        var parts = [
+            "\(clock(snapshot.elapsed))", "\(snapshot.state)",
+            "mic \(meter(snapshot.levels.inputDBFS))", "spk \(meter(snapshot.levels.outputDBFS))",
+        ]
+        if let rtt = stats.remoteInboundRtp.roundTripTime { parts.append(String(format: "rtt %.0f ms", rtt * 1000)) }
+        parts.append(String(format: "jitter %.1f ms", stats.inboundRtp.jitter * 1000))
+        parts.append(String(format: "loss %.1f%%", snapshot.quality.lossFraction * 100))
+        if let mos = snapshot.quality.mos { parts.append(String(format: "MOS %.2f", mos)) }
+        if !warnings.isEmpty { parts.append("⚠ " + warnings.map(\.description).sorted().joined(separator: ", ")) }
+        return parts.joined(separator: "  ")
+    }
+
+    /// Eight cells from -60 dBFS to 0 dBFS.
+    static func meter(_ dBFS: Double) -> String {
+        let filled = max(0, min(8, Int(((dBFS + 60) / 60 * 8).rounded())))
+        return String(repeating: "▮", count: filled) + String(repeating: "▯", count: 8 - filled)
+    }
+
+    static func clock(_ duration: Duration) -> String {
+        let seconds = Int(duration.components.seconds)
+        return String(format: "%02d:%02d", seconds / 60, seconds % 60)
+    }
+
+    static func summaryLines(_ outcome: CallOutcome) -> [String] {
+        var lines: [String] = []
+        switch outcome.finalState {
+        case .failed(let error): lines.append("Call failed: \(error)")
+        default:
+            lines.append(String(format: "Call ended after %.1f s connected", outcome.connectedDuration.seconds))
+        }
+        if let setup = outcome.setupTime {
+            lines.append(String(format: "  setup (provision → connected): %.0f ms", setup.seconds * 1000))
+        }
+        let stats = outcome.stats
+        if stats.outboundRtp.packetsSent > 0 || stats.inboundRtp.packetsReceived > 0 {
+            let inbound = stats.inboundRtp
+            lines.append(
+                "  packets: sent \(stats.outboundRtp.packetsSent), received \(inbound.packetsReceived), "
+                    + "lost \(max(0, inbound.packetsLost))")
+            var figures = [String(format: "jitter %.1f ms", inbound.jitter * 1000)]
+            if let rtt = stats.remoteInboundRtp.roundTripTime {
+                figures.append(String(format: "RTT %.1f ms", rtt * 1000))
+            }
+            figures.append(String(format: "concealed %.2f s", Double(inbound.concealedSamples) / 48_000))
+            if let mos = outcome.quality.mos { figures.append(String(format: "MOS %.2f", mos)) }
+            lines.append("  " + figures.joined(separator: ", "))
+        }
+        return lines
+    }
+}
+
+/// One JSON object per line: `state`, `stats` (each second), `warning`, `summary`.
+final class JSONCallReporter: CallReporter {
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+    private let lock = Mutex<Void>(())
+
+    struct StateEvent: Encodable {
+        var type = "state"
+        var elapsed: Double
+        var state: String
+        var error: String?
+    }
+
+    struct StatsEvent: Encodable {
+        var type = "stats"
+        var elapsed: Double
+        var state: String
+        var micDBFS: Double
+        var speakerDBFS: Double
+        var rttMs: Double?
+        var jitterMs: Double
+        var lossPercent: Double
+        var mos: Double?
+        var packetsSent: UInt64
+        var packetsReceived: UInt64
+        var packetsLost: Int64
+        var concealedSamples: UInt64
+        var warnings: [String]
+    }
+
+    struct WarningEvent: Encodable {
+        var type = "warning"
+        var elapsed: Double
+        var warning: String
+        var raised: Bool
+    }
+
+    struct SummaryEvent: Encodable {
+        var type = "summary"
+        var result: String
+        var error: String?
+        var exitCode: Int32
+        var setupMs: Double?
+        var connectedSeconds: Double
+        var packetsSent: UInt64
+        var packetsReceived: UInt64
+        var packetsLost: Int64
+        var jitterMs: Double
+        var rttMs: Double?
+        var concealedSamples: UInt64
+        var mos: Double?
+    }
+
+    func state(_ state: CallState, elapsed: Duration) {
+        var error: String?
+        if case .failed(let failure) = state { error = failure.description }
+        write(StateEvent(elapsed: elapsed.seconds, state: Self.name(state), error: error))
+    }
+
+    func tick(_ snapshot: CallSnapshot) {
+        let stats = snapshot.stats
+        write(
+            StatsEvent(
+                elapsed: snapshot.elapsed.seconds, state: Self.name(snapshot.state),
+                micDBFS: snapshot.levels.inputDBFS, speakerDBFS: snapshot.levels.outputDBFS,
+                rttMs: stats.remoteInboundRtp.roundTripTime.map { $0 * 1000 }, jitterMs: stats.inboundRtp.jitter * 1000,
+                lossPercent: snapshot.quality.lossFraction * 100, mos: snapshot.quality.mos,
+                packetsSent: stats.outboundRtp.packetsSent, packetsReceived: stats.inboundRtp.packetsReceived,
+                packetsLost: stats.inboundRtp.packetsLost, concealedSamples: stats.inboundRtp.concealedSamples,
+                warnings: snapshot.quality.activeWarnings.map(\.rawValue).sorted()))
+    }
+
+    func warning(_ event: QualityWarningEvent, elapsed: Duration) {
+        switch event {
+        case .raised(let warning):
+            write(WarningEvent(elapsed: elapsed.seconds, warning: warning.rawValue, raised: true))
+        case .cleared(let warning):
+            write(WarningEvent(elapsed: elapsed.seconds, warning: warning.rawValue, raised: false))
+        }
+    }
+
+    func summary(_ outcome: CallOutcome) {
+        let stats = outcome.stats
+        var error: String?
+        if case .failed(let failure) = outcome.finalState { error = failure.description }
+        write(
+            SummaryEvent(
+                result: Self.name(outcome.finalState), error: error, exitCode: outcome.exitCode,
+                setupMs: outcome.setupTime.map { $0.seconds * 1000 },
+                connectedSeconds: outcome.connectedDuration.seconds,
+                packetsSent: stats.outboundRtp.packetsSent, packetsReceived: stats.inboundRtp.packetsReceived,
+                packetsLost: stats.inboundRtp.packetsLost, jitterMs: stats.inboundRtp.jitter * 1000,
+                rttMs: stats.remoteInboundRtp.roundTripTime.map { $0 * 1000 },
+                concealedSamples: stats.inboundRtp.concealedSamples, mos: outcome.quality.mos))
+    }
+
+    private func write(_ value: some Encodable) {
+        guard let data = try? encoder.encode(value) else { return }
+        lock.withLock { _ in writeOut(String(decoding: data, as: UTF8.self) + "\n") }
+    }
+
+    static func name(_ state: CallState) -> String {
+        switch state {
+        case .idle: "idle"
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .reconnecting: "reconnecting"
+        case .ended: "ended"
+        case .failed: "failed"
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// Unbuffered stdout (status lines must show at once, also through pipes).
+func writeOut(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}
