@@ -22,8 +22,15 @@ struct ProcessResult {
 /// Runs `polyvoice` to completion. The blocking wait happens on a Dispatch thread, not on the
 /// test's cooperative pool, so long runs do not starve concurrently running async tests.
 func runPolyvoice(_ arguments: [String], environment: [String: String]? = nil) async throws -> ProcessResult {
+    try await runBuiltBinary("polyvoice", arguments, environment: environment)
+}
+
+/// Runs a binary built next to `polyvoice` (the CLI or a sample) to completion, off the cooperative pool.
+func runBuiltBinary(_ name: String, _ arguments: [String], environment: [String: String]? = nil) async throws
+    -> ProcessResult
+{
     let process = Process()
-    process.executableURL = polyvoiceBinary()
+    process.executableURL = polyvoiceBinary().deletingLastPathComponent().appendingPathComponent(name)
     process.arguments = arguments
     if let environment { process.environment = environment }
     let out = Pipe()

@@ -44,13 +44,14 @@ struct BridgeStartError: Error { let output: String }
 
 @Suite("polyvoice call", .serialized)
 struct CallCommandTests {
-    @Test func missingBridgeIsAUsageError() throws {
-        let result = try runPolyvoice(["call", "--input", "null"], environment: ["POLYVOICE_WEBRTC_TOKEN": "abc12345"])
+    @Test func missingBridgeIsAUsageError() async throws {
+        let result = try await runPolyvoice(
+            ["call", "--input", "null"], environment: ["POLYVOICE_WEBRTC_TOKEN": "abc12345"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--bridge"))
     }
 
-    @Test func usageErrorsExitTwo() throws {
+    @Test func usageErrorsExitTwo() async throws {
         let env = ["POLYVOICE_WEBRTC_TOKEN": "abc12345"]
         let cases: [[String]] = [
             ["call", "--environment", "mars"],
@@ -62,17 +63,17 @@ struct CallCommandTests {
             ["call", "--environment", "us", "extra"],
         ]
         for arguments in cases {
-            let result = try runPolyvoice(arguments, environment: env)
+            let result = try await runPolyvoice(arguments, environment: env)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("--help"), "\(arguments)")
         }
-        let noToken = try runPolyvoice(["call", "--environment", "us"], environment: [:])
+        let noToken = try await runPolyvoice(["call", "--environment", "us"], environment: [:])
         #expect(noToken.status == 2)
         #expect(noToken.stderr.contains("POLYVOICE_WEBRTC_TOKEN"))
     }
 
-    @Test func unreachableBridgeExitsFour() throws {
-        let result = try runPolyvoice(
+    @Test func unreachableBridgeExitsFour() async throws {
+        let result = try await runPolyvoice(
             ["call", "--environment", "local:1", "--input", "null", "--output", "null", "--json"],
             environment: ["POLYVOICE_WEBRTC_TOKEN": "abc12345"])
         #expect(result.status == 4)
@@ -80,11 +81,11 @@ struct CallCommandTests {
         #expect(result.stdout.contains(#""exitCode":4"#))
     }
 
-    @Test func wrongTokenExitsThreeAndNeverPrintsIt() throws {
+    @Test func wrongTokenExitsThreeAndNeverPrintsIt() async throws {
         let bridge = try BridgeProcess()
         defer { bridge.stop() }
         let secret = "wrong-token-5be0c2f1"
-        let result = try runPolyvoice(
+        let result = try await runPolyvoice(
             ["call", "--environment", "local:\(bridge.port)", "--input", "null", "--output", "null", "--verbose"],
             environment: ["POLYVOICE_WEBRTC_TOKEN": secret])
         #expect(result.status == 3)
@@ -94,10 +95,10 @@ struct CallCommandTests {
         #expect(result.stderr.contains("debug"))  // --verbose logged
     }
 
-    @Test func missingInputFileExitsFive() throws {
+    @Test func missingInputFileExitsFive() async throws {
         let bridge = try BridgeProcess()
         defer { bridge.stop() }
-        let result = try runPolyvoice(
+        let result = try await runPolyvoice(
             ["call", "--environment", "local:\(bridge.port)", "--input", "/nonexistent/in.wav", "--output", "null"],
             environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
         #expect(result.status == 5)

@@ -3,25 +3,6 @@
 import Foundation
 import Testing
 
-/// Runs a binary built next to `polyvoice` (a sample) with the given environment.
-func runSibling(_ name: String, _ arguments: [String] = [], environment: [String: String]) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = polyvoiceBinary().deletingLastPathComponent().appendingPathComponent(name)
-    process.arguments = arguments
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessResult(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self))
-}
-
 /// A short generated tone file (no espeak-ng needed): 2 s of 440 Hz at 48 kHz.
 func toneFile() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("polyvoice-tone-\(UUID().uuidString).wav")
@@ -56,16 +37,16 @@ struct CallSamplesTests {
         ]
     }
 
-    @Test func simpleCallConnectsAndEnds() throws {
+    @Test func simpleCallConnectsAndEnds() async throws {
         let bridge = try BridgeProcess()
         defer { bridge.stop() }
-        let result = try runSibling("SimpleCall", environment: Self.environment(bridge))
+        let result = try await runBuiltBinary("SimpleCall", [], environment: Self.environment(bridge))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("call: connected"))
         #expect(result.stdout.contains("call: ended"))
     }
 
-    @Test func fileLoopbackRecordsTheEchoAndPrintsStats() throws {
+    @Test func fileLoopbackRecordsTheEchoAndPrintsStats() async throws {
         let bridge = try BridgeProcess()
         defer { bridge.stop() }
         let input = try toneFile()
@@ -74,7 +55,8 @@ struct CallSamplesTests {
             try? FileManager.default.removeItem(at: input)
             try? FileManager.default.removeItem(at: output)
         }
-        let result = try runSibling("FileLoopback", [input.path, output.path], environment: Self.environment(bridge))
+        let result = try await runBuiltBinary(
+            "FileLoopback", [input.path, output.path], environment: Self.environment(bridge))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("final state: ended"))
         #expect(result.stdout.contains("packets sent:"))
@@ -82,15 +64,15 @@ struct CallSamplesTests {
         #expect(size > 48_000 * 2)  // more than a second of the echo
     }
 
-    @Test func bufferBotHearsItsTonesBack() throws {
+    @Test func bufferBotHearsItsTonesBack() async throws {
         let bridge = try BridgeProcess()
         defer { bridge.stop() }
-        let result = try runSibling("BufferBot", environment: Self.environment(bridge))
+        let result = try await runBuiltBinary("BufferBot", [], environment: Self.environment(bridge))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("heard"))
     }
 
-    @Test func realCallWithFileAudioAndJSON() throws {
+    @Test func realCallWithFileAudioAndJSON() async throws {
         let bridge = try BridgeProcess()
         defer { bridge.stop() }
         let input = try toneFile()
@@ -99,7 +81,7 @@ struct CallSamplesTests {
             try? FileManager.default.removeItem(at: input)
             try? FileManager.default.removeItem(at: output)
         }
-        let result = try runPolyvoice(
+        let result = try await runPolyvoice(
             [
                 "call", "--bridge", "http://127.0.0.1:\(bridge.port)/", "--input", input.path, "--output", output.path,
                 "--duration", "3", "--json",

@@ -4,10 +4,10 @@ import Testing
 
 @Suite("polyvoice demo", .serialized)
 struct DemoCommandTests {
-    @Test func echoDemoPrintsASummaryAndWritesTheWAVs() throws {
+    @Test func echoDemoPrintsASummaryAndWritesTheWAVs() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("polyvoice-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
-        let result = try runPolyvoice(["demo", "--agent", "echo", "--out", out.path])
+        let result = try await runPolyvoice(["demo", "--agent", "echo", "--out", out.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("setup (provision → connected):"))
         #expect(result.stdout.contains("packets: sent"))
@@ -17,8 +17,8 @@ struct DemoCommandTests {
         }
     }
 
-    @Test func unknownAgentIsAUsageError() throws {
-        let result = try runPolyvoice(["demo", "--agent", "opera"])
+    @Test func unknownAgentIsAUsageError() async throws {
+        let result = try await runPolyvoice(["demo", "--agent", "opera"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--agent"))
     }

@@ -93,7 +93,7 @@ struct CallAudio: Sendable {
 }
 
 /// The media's microphone: reads the endpoint, measures the frame's level. Audio clock thread only.
-final class MeteredSource: TransportAudioSource, @unchecked Sendable {
+final class MeteredSource: AudioFrameSource, @unchecked Sendable {
     let endpoint: any AudioFrameSource
     private let meters: CallAudioMeters
     private let closed = Atomic<Bool>(false)
@@ -105,19 +105,24 @@ final class MeteredSource: TransportAudioSource, @unchecked Sendable {
         self.holdUntilConnected = holdUntilConnected
     }
 
-    func read(into frame: UnsafeMutableBufferPointer<Int16>) {
+    var name: String { endpoint.name }
+    var endOfStream: Bool { endpoint.endOfStream }
+
+    /// Always fills the whole frame (silence where there is no audio) and reports it all as audio.
+    func read(into frame: UnsafeMutableBufferPointer<Int16>) -> Int {
         // A device is read (and its audio dropped) so that its ring does not fill with stale audio.
         guard !closed.load(ordering: .acquiring), !holdUntilConnected || meters.isCaptureOpen else {
             frame.update(repeating: 0)
-            return
+            return frame.count
         }
         let real = endpoint.read(into: frame)
         if !meters.isCaptureOpen {
             frame.update(repeating: 0)
-            return
+            return frame.count
         }
         if real < frame.count, real >= 0 { UnsafeMutableBufferPointer(rebasing: frame[real...]).update(repeating: 0) }
         meters.recordInput(dBFS: LevelMeter.measure(UnsafeBufferPointer(frame)).rmsDBFS)
+        return frame.count
     }
 
     func close() {
@@ -127,7 +132,7 @@ final class MeteredSource: TransportAudioSource, @unchecked Sendable {
 }
 
 /// The media's speaker: silence while the agent's audio is paused (barge-in), measures what is played.
-final class GatedSink: TransportAudioSink, @unchecked Sendable {
+final class GatedSink: AudioFrameSink, @unchecked Sendable {
     let endpoint: any AudioFrameSink
     private let meters: CallAudioMeters
     private let closed = Atomic<Bool>(false)
@@ -141,6 +146,8 @@ final class GatedSink: TransportAudioSink, @unchecked Sendable {
     }
 
     deinit { silence.deallocate() }
+
+    var name: String { endpoint.name }
 
     func write(_ frame: UnsafeBufferPointer<Int16>) {
         guard !closed.load(ordering: .acquiring) else { return }
