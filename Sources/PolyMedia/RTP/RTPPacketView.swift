@@ -29,8 +29,9 @@ public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element =
     public let extensionIndex: RTPHeaderExtensionIndex
 
     /// Parses and validates `bytes`; RFC 8285 extension elements are checked to fit their block.
+    // Always inlined: returned through memory, the large view costs a store-forwarding stall per packet.
     // Each read maps its own failure to the RTP error (typed throws, no existential error boxing).
-    @inlinable public init(parsing bytes: Bytes) throws(RTPParseError) {
+    @inlinable @inline(__always) public init(parsing bytes: Bytes) throws(RTPParseError) {
         self.bytes = bytes
         var reader = ByteReader(bytes)
         let length = reader.remaining
