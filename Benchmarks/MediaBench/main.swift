@@ -94,7 +94,7 @@ let template = try! RTPHeaderTemplate(header: RTPPacket(parsing: packet).header,
     } catch {
         fatalError("serialize failed: \(error)")
     }
-    return Int64(written) + Int64(level?.level ?? 0) + Int64(out[3])
+    return Int64(written) &+ Int64(level?.level ?? 0) &+ Int64(out[3])  // wrapping, like the C sum
 }
 
 // The measured loops are nonisolated functions over their own state, so no actor-isolation checks

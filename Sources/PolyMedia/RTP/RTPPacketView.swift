@@ -50,17 +50,17 @@ public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element =
         guard first >> 6 == 2 else { throw .unsupportedVersion(first >> 6) }
         marker = second & 0x80 != 0
         payloadType = second & 0x7F
-        csrcCount = Int(first & 0x0F)
+        csrcCount = Int(first & 0x0F)  // at most 15: the wrapping arithmetic below cannot overflow
 
         if first & 0x20 != 0 {
             let count = Int(bytes[bytes.endIndex - 1])  // length >= 12: the last byte exists
-            guard count > 0, count <= reader.remaining - csrcCount * 4 else { throw .invalidPadding(count: count) }
+            guard count > 0, count <= reader.remaining &- csrcCount &* 4 else { throw .invalidPadding(count: count) }
             do { try reader.dropLast(count) } catch { throw .invalidPadding(count: count) }
             paddingCount = count
         } else {
             paddingCount = 0
         }
-        do { try reader.skip(csrcCount * 4) } catch { throw .csrcListTruncated(count: csrcCount) }
+        do { try reader.skip(csrcCount &* 4) } catch { throw .csrcListTruncated(count: csrcCount) }
 
         var index = RTPHeaderExtensionIndex()
         if first & 0x10 != 0 {
