@@ -19,7 +19,8 @@ static inline uint32_t be32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Same checks as RTPPacketView: version, CSRCs, extension, one-byte elements, padding. */
+/* Same checks as RTPPacketView: version, CSRCs, extension, RFC 8285 elements (both forms), padding;
+ * picks the audio level up during its one walk of the elements (RTPPacketView records offsets). */
 static int rtp_parse(const uint8_t *p, int len, int audio_level_id, rtp_view *v) {
     if (len < 12 || (p[0] >> 6) != 2) return -1;
     int end = len;
@@ -47,15 +48,28 @@ static int rtp_parse(const uint8_t *p, int len, int audio_level_id, rtp_view *v)
         if (pos + 4 * words > end) return -1;
         v->ext_offset = pos;
         v->ext_length = 4 * words;
-        if (profile == 0xBEDE) {
+        /* RFC 8285 elements, one-byte (0xBEDE) or two-byte (0x100x) form: every element must fit. */
+        int one_byte = profile == 0xBEDE, two_byte = (profile & 0xFFF0) == 0x1000;
+        if (one_byte || two_byte) {
             int i = pos, stop = pos + 4 * words;
             while (i < stop) {
-                int id = p[i] >> 4, l = (p[i] & 0x0f) + 1;
-                if (id == 0) { i++; continue; }
-                if (id == 15) break;
-                if (i + 1 + l > stop) return -1;
-                if (id == audio_level_id && l == 1 && v->audio_level < 0) v->audio_level = p[i + 1] & 0x7f;
-                i += 1 + l;
+                int id, l, header;
+                if (p[i] == 0) { i++; continue; } /* padding */
+                if (one_byte) {
+                    id = p[i] >> 4;
+                    if (id == 15) break;
+                    if (id == 0) { i++; continue; }
+                    l = (p[i] & 0x0f) + 1;
+                    header = 1;
+                } else {
+                    if (i + 2 > stop) return -1;
+                    id = p[i];
+                    l = p[i + 1];
+                    header = 2;
+                }
+                if (i + header + l > stop) return -1;
+                if (id == audio_level_id && l == 1 && v->audio_level < 0) v->audio_level = p[i + header] & 0x7f;
+                i += header + l;
             }
         }
         pos += 4 * words;

@@ -68,47 +68,55 @@ let packet = makePacket()
 var output = [UInt8](repeating: 0, count: 1500)
 
 // MARK: RTP parse + serialize
-// Receive side: parse the datagram and read the audio level. Send side: write an outgoing packet
-// from a header kept across packets (extensions encoded once) and the parsed payload.
+// Receive side: parse the datagram (which validates every extension element in one walk) and read
+// the audio level. Send side: write an outgoing packet from the stream's header encoded once
+// (`RTPHeaderTemplate`: copy, patch sequence/timestamp/marker/audio level) and the parsed payload.
+// The C side does the same: one validating walk that picks the audio level up, then copies of the
+// received header, extension block and payload with the sequence number patched.
 
-let template = try! RTPPacket(parsing: packet).header
+let template = try! RTPHeaderTemplate(header: RTPPacket(parsing: packet).header, audioLevelID: audioLevelID)
 
 /// One packet: parse `datagram` (the bytes of `raw`), read its audio level, write it out again
-/// from `header` with the parsed payload. Returns a checksum term.
+/// from `template` with the parsed payload. Returns a checksum term.
 @inline(__always) func parseAndSerialize<Bytes: RandomAccessCollection>(
-    _ datagram: Bytes, raw: UnsafeRawBufferPointer, header: inout RTPHeader, index: Int,
+    _ datagram: Bytes, raw: UnsafeRawBufferPointer, template: RTPHeaderTemplate, index: Int,
     into out: UnsafeMutableRawBufferPointer
 ) -> Int64 where Bytes.Element == UInt8, Bytes.Index == Int {
-    guard let view = try? RTPPacketView(parsing: datagram) else { fatalError("parse failed") }
-    let level = view.extensionElements?.audioLevel(id: audioLevelID)
-    header.sequenceNumber = view.sequenceNumber &+ UInt16(truncatingIfNeeded: index)
+    let view: RTPPacketView<Bytes>
+    do { view = try RTPPacketView(parsing: datagram) } catch { fatalError("parse failed: \(error)") }
+    let level = view.audioLevel(id: audioLevelID)
     let payload = UnsafeRawBufferPointer(rebasing: raw[view.payloadRange])
-    guard let written = try? header.write(payload: payload, into: out) else { fatalError("serialize failed") }
-    return Int64(written) + Int64(level?.level ?? 0) + Int64(out[3])
+    let written: Int
+    do {
+        written = try template.write(
+            sequenceNumber: view.sequenceNumber &+ UInt16(truncatingIfNeeded: index), timestamp: view.timestamp,
+            marker: view.marker, audioLevel: level, payload: payload, into: out)
+    } catch {
+        fatalError("serialize failed: \(error)")
+    }
+    return Int64(written) &+ Int64(level?.level ?? 0) &+ Int64(out[3])  // wrapping, like the C sum
 }
 
 // The measured loops are nonisolated functions over their own state, so no actor-isolation checks
 // run per packet (closures formed on the main actor would check their executor on every call).
 
 /// The per-packet path: the view parses the received bytes through an `UnsafeRawBufferPointer`.
-func swiftParseSerialize(_ n: Int, packet: [UInt8], template: RTPHeader, output: inout [UInt8]) -> Int64 {
+func swiftParseSerialize(_ n: Int, packet: [UInt8], template: RTPHeaderTemplate, output: inout [UInt8]) -> Int64 {
     var sum: Int64 = 0
-    var header = template
     output.withUnsafeMutableBytes { out in
         packet.withUnsafeBytes { bytes in
-            for i in 0..<n { sum &+= parseAndSerialize(bytes, raw: bytes, header: &header, index: i, into: out) }
+            for i in 0..<n { sum &+= parseAndSerialize(bytes, raw: bytes, template: template, index: i, into: out) }
         }
     }
     return sum
 }
 
 /// The same with the view over the `[UInt8]` itself (convenient off the hot path; shown for reference).
-func swiftParseSerializeArray(_ n: Int, packet: [UInt8], template: RTPHeader, output: inout [UInt8]) -> Int64 {
+func swiftParseSerializeArray(_ n: Int, packet: [UInt8], template: RTPHeaderTemplate, output: inout [UInt8]) -> Int64 {
     var sum: Int64 = 0
-    var header = template
     output.withUnsafeMutableBytes { out in
         packet.withUnsafeBytes { bytes in
-            for i in 0..<n { sum &+= parseAndSerialize(packet, raw: bytes, header: &header, index: i, into: out) }
+            for i in 0..<n { sum &+= parseAndSerialize(packet, raw: bytes, template: template, index: i, into: out) }
         }
     }
     return sum
@@ -150,7 +158,7 @@ func swiftSRTP(
                 }
                 let received = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
                 guard let view = try? RTPPacketView(parsing: received) else { fatalError("parse failed") }
-                let level = view.extensionElements?.audioLevel(id: audioLevelID)
+                let level = view.audioLevel(id: audioLevelID)
                 sum += Int64(length) + Int64(level?.level ?? 0) + Int64(view.payloadRange.count)
             }
         }

@@ -34,41 +34,41 @@ public struct ByteReader<Bytes: RandomAccessCollection> where Bytes.Element == U
     /// Bytes read so far, relative to the start.
     @inlinable public var offset: Int { cursor - bytes.startIndex }
 
-    @inlinable internal func need(_ count: Int) throws(ByteReaderError) {
+    @inlinable @inline(__always) internal func need(_ count: Int) throws(ByteReaderError) {
         guard count >= 0, count <= remaining else {
             throw .truncated(needed: count, available: max(remaining, 0), at: offset)
         }
     }
 
-    @inlinable public mutating func readUInt8() throws(ByteReaderError) -> UInt8 {
+    @inlinable @inline(__always) public mutating func readUInt8() throws(ByteReaderError) -> UInt8 {
         try need(1)
-        defer { cursor += 1 }
+        defer { cursor &+= 1 }
         return bytes[cursor]
     }
 
-    @inlinable public mutating func readUInt16() throws(ByteReaderError) -> UInt16 {
+    @inlinable @inline(__always) public mutating func readUInt16() throws(ByteReaderError) -> UInt16 {
         try need(2)
-        defer { cursor += 2 }
-        return UInt16(bytes[cursor]) << 8 | UInt16(bytes[cursor + 1])
+        defer { cursor &+= 2 }
+        return UInt16(bytes[cursor]) << 8 | UInt16(bytes[cursor &+ 1])
     }
 
-    @inlinable public mutating func readUInt24() throws(ByteReaderError) -> UInt32 {
+    @inlinable @inline(__always) public mutating func readUInt24() throws(ByteReaderError) -> UInt32 {
         try need(3)
-        defer { cursor += 3 }
-        return UInt32(bytes[cursor]) << 16 | UInt32(bytes[cursor + 1]) << 8 | UInt32(bytes[cursor + 2])
+        defer { cursor &+= 3 }
+        return UInt32(bytes[cursor]) << 16 | UInt32(bytes[cursor &+ 1]) << 8 | UInt32(bytes[cursor &+ 2])
     }
 
-    @inlinable public mutating func readUInt32() throws(ByteReaderError) -> UInt32 {
+    @inlinable @inline(__always) public mutating func readUInt32() throws(ByteReaderError) -> UInt32 {
         try need(4)
-        defer { cursor += 4 }
+        defer { cursor &+= 4 }
         // Straight-line (no loop) so it inlines into per-packet parsers.
-        let high = UInt32(bytes[cursor]) << 24 | UInt32(bytes[cursor + 1]) << 16
-        return high | UInt32(bytes[cursor + 2]) << 8 | UInt32(bytes[cursor + 3])
+        let high = UInt32(bytes[cursor]) << 24 | UInt32(bytes[cursor &+ 1]) << 16
+        return high | UInt32(bytes[cursor &+ 2]) << 8 | UInt32(bytes[cursor &+ 3])
     }
 
     @inlinable public mutating func readUInt64() throws(ByteReaderError) -> UInt64 {
         try need(8)
-        defer { cursor += 8 }
+        defer { cursor &+= 8 }
         var value: UInt64 = 0
         for i in 0..<8 { value = value << 8 | UInt64(bytes[cursor + i]) }
         return value
@@ -77,25 +77,32 @@ public struct ByteReader<Bytes: RandomAccessCollection> where Bytes.Element == U
     /// The next `count` bytes as a slice of the underlying collection (no copy for slices/arrays).
     @inlinable public mutating func readBytes(_ count: Int) throws(ByteReaderError) -> Bytes.SubSequence {
         try need(count)
-        defer { cursor += count }
+        defer { cursor &+= count }
         return bytes[cursor..<(cursor + count)]
     }
 
-    @inlinable public mutating func skip(_ count: Int) throws(ByteReaderError) {
+    @inlinable @inline(__always) public mutating func skip(_ count: Int) throws(ByteReaderError) {
         try need(count)
-        cursor += count
+        cursor &+= count
     }
 
     /// Peeks at the byte `ahead` positions on without consuming; nil past the limit.
-    @inlinable public func peek(_ ahead: Int = 0) -> UInt8? {
+    @inlinable @inline(__always) public func peek(_ ahead: Int = 0) -> UInt8? {
         let index = cursor + ahead
         return index >= cursor && index < limit ? bytes[index] : nil
     }
 
+    /// The next byte, consumed; nil at the end (for loops that stop cleanly at the end of input).
+    @inlinable @inline(__always) public mutating func nextByte() -> UInt8? {
+        guard cursor < limit else { return nil }
+        defer { cursor &+= 1 }
+        return bytes[cursor]
+    }
+
     /// Ignores the last `count` readable bytes (e.g. RTP padding) — fails if they are not there.
-    @inlinable public mutating func dropLast(_ count: Int) throws(ByteReaderError) {
+    @inlinable @inline(__always) public mutating func dropLast(_ count: Int) throws(ByteReaderError) {
         try need(count)
-        limit -= count
+        limit &-= count
     }
 }
 

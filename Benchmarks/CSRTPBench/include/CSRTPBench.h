@@ -8,7 +8,7 @@
  * made by the whole process so far: this target interposes glibc's allocator entry points. */
 uint64_t csb_allocation_count(void);
 
-/* Parses `iterations` times the RTP datagram `packet` (header, CSRCs, RFC 8285 one-byte extension
+/* Parses `iterations` times the RTP datagram `packet` (header, CSRCs, RFC 8285 extension in either form
  * with the audio level element `audio_level_id`, padding) and re-serializes it with the sequence
  * number advanced into `out`. Returns a checksum so the work cannot be optimised away; -1 on a
  * malformed packet. */

@@ -58,6 +58,32 @@ public struct RTPOutgoingStream: Sendable {
         return header
     }
 
+    /// The encoded header of this stream's packets for `writePacket` (build once; rebuild it after
+    /// changing `extensions`). `audioLevelID` names the extension element `writePacket` updates.
+    public func makeTemplate(audioLevelID: UInt8? = nil) throws(RTPSerializeError) -> RTPHeaderTemplate {
+        try RTPHeaderTemplate(
+            header: RTPHeader(
+                payloadType: payloadType, sequenceNumber: nextSequenceNumber, timestamp: nextTimestamp, ssrc: ssrc,
+                extensions: extensions),
+            audioLevelID: audioLevelID)
+    }
+
+    /// Writes the packet of the current frame from `template` (made by `makeTemplate`) and `payload`,
+    /// then advances like `makeHeader`; returns the packet length. No encoding per field, no allocation.
+    public mutating func writePacket(
+        payload: UnsafeRawBufferPointer, samples: UInt32, audioLevel: RTPAudioLevel? = nil,
+        template: RTPHeaderTemplate, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(RTPSerializeError) -> Int {
+        let count = try template.write(
+            sequenceNumber: nextSequenceNumber, timestamp: nextTimestamp, marker: talkspurtStart,
+            audioLevel: audioLevel, payload: payload, into: buffer)
+        talkspurtStart = false
+        lastTimestampSent = nextTimestamp
+        nextSequenceNumber &+= 1
+        nextTimestamp &+= samples
+        return count
+    }
+
     /// A frame period without a packet (DTX): the timestamp advances, the sequence number does not,
     /// and the next packet starts a talkspurt.
     public mutating func skipFrame(samples: UInt32) {

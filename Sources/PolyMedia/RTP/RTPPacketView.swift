@@ -25,10 +25,13 @@ public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element =
     public let payloadRange: Range<Int>
     /// Number of padding bytes at the end (0 when the P bit is clear).
     public let paddingCount: Int
+    /// Where the RFC 8285 elements start, recorded while validating (empty without such a block).
+    public let extensionIndex: RTPHeaderExtensionIndex
 
     /// Parses and validates `bytes`; RFC 8285 extension elements are checked to fit their block.
+    // Always inlined: returned through memory, the large view costs a store-forwarding stall per packet.
     // Each read maps its own failure to the RTP error (typed throws, no existential error boxing).
-    @inlinable public init(parsing bytes: Bytes) throws(RTPParseError) {
+    @inlinable @inline(__always) public init(parsing bytes: Bytes) throws(RTPParseError) {
         self.bytes = bytes
         var reader = ByteReader(bytes)
         let length = reader.remaining
@@ -47,18 +50,19 @@ public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element =
         guard first >> 6 == 2 else { throw .unsupportedVersion(first >> 6) }
         marker = second & 0x80 != 0
         payloadType = second & 0x7F
-        csrcCount = Int(first & 0x0F)
+        csrcCount = Int(first & 0x0F)  // at most 15: the wrapping arithmetic below cannot overflow
 
         if first & 0x20 != 0 {
             let count = Int(bytes[bytes.endIndex - 1])  // length >= 12: the last byte exists
-            guard count > 0, count <= reader.remaining - csrcCount * 4 else { throw .invalidPadding(count: count) }
+            guard count > 0, count <= reader.remaining &- csrcCount &* 4 else { throw .invalidPadding(count: count) }
             do { try reader.dropLast(count) } catch { throw .invalidPadding(count: count) }
             paddingCount = count
         } else {
             paddingCount = 0
         }
-        do { try reader.skip(csrcCount * 4) } catch { throw .csrcListTruncated(count: csrcCount) }
+        do { try reader.skip(csrcCount &* 4) } catch { throw .csrcListTruncated(count: csrcCount) }
 
+        var index = RTPHeaderExtensionIndex()
         if first & 0x10 != 0 {
             let profile: UInt16
             let start: Int
@@ -66,18 +70,84 @@ public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element =
                 profile = try reader.readUInt16()
                 let words = Int(try reader.readUInt16())
                 start = reader.position
-                try reader.skip(words * 4)
+                try reader.skip(words &* 4)  // words < 2^16: no overflow
             } catch {
                 throw .headerExtensionTruncated
             }
             extensionProfile = profile
             extensionRange = start..<reader.position
+            if let form = RTPHeaderExtensionForm(profile: profile) {
+                try Self.indexElements(of: bytes[extensionRange], form: form, into: &index)
+            }
         } else {
             extensionProfile = nil
             extensionRange = reader.position..<reader.position
         }
+        extensionIndex = index
         payloadRange = reader.position..<reader.end
-        try extensionElements?.validate()
+    }
+
+    /// The one walk over an RFC 8285 block: checks every element fits (padding skipped, one-byte ID 15
+    /// ends the block, §4.2) and records where each element starts.
+    @inlinable @inline(__always)
+    static func indexElements(
+        of block: Bytes.SubSequence, form: RTPHeaderExtensionForm, into index: inout RTPHeaderExtensionIndex
+    ) throws(RTPParseError) {
+        var reader = ByteReader(block)
+        let base = reader.position
+        let oneByte = form == .oneByte
+        while true {
+            let offset = reader.position &- base
+            guard let first = reader.nextByte() else { return }
+            if first == 0 { continue }  // padding in both forms
+            let id: UInt8
+            let length: Int
+            if oneByte {
+                id = first >> 4
+                if id == 15 { return }
+                length = Int(first & 0x0F) &+ 1
+            } else {
+                id = first
+                guard let byte = reader.nextByte() else { throw .headerExtensionElementTruncated(id: first) }
+                length = Int(byte)
+            }
+            if id == 0 { continue }  // one-byte padding with a non-zero length nibble
+            do { try reader.skip(length) } catch { throw .headerExtensionElementTruncated(id: id) }
+            index.record(id: id, offset: offset)
+        }
+    }
+
+    /// Absolute indices of the data of the first extension element `id`, or nil when absent.
+    /// O(1) for IDs 1–15 (recorded while parsing); other IDs walk the block.
+    @inlinable @inline(__always) public func extensionDataRange(id: UInt8) -> Range<Int>? {
+        guard let profile = extensionProfile, let form = RTPHeaderExtensionForm(profile: profile) else { return nil }
+        guard let known = extensionIndex.offset(id: id) else { return walkForDataRange(id: id) }
+        guard let offset = known else { return nil }
+        // Recorded offsets point at an element validated to fit the block.
+        let header = extensionRange.lowerBound &+ offset
+        if form == .oneByte {
+            return (header &+ 1)..<(header &+ 2 &+ Int(bytes[header] & 0x0F))
+        }
+        let start = header &+ 2
+        return start..<(start &+ Int(bytes[header &+ 1]))
+    }
+
+    /// The lookup of an ID the index could not record (rare: large blocks, two-byte IDs above 15).
+    @inlinable @inline(never) func walkForDataRange(id: UInt8) -> Range<Int>? {
+        extensionElements?.first { $0.id == id }?.dataRange
+    }
+
+    /// The RFC 6464 audio level in element `id`, if present and one byte long.
+    @inlinable @inline(__always) public func audioLevel(id: UInt8) -> RTPAudioLevel? {
+        guard let range = extensionDataRange(id: id), range.count == 1 else { return nil }
+        let byte = bytes[range.lowerBound]
+        return RTPAudioLevel(voiceActivity: byte & 0x80 != 0, level: byte & 0x7F)
+    }
+
+    /// The MID (RFC 9143) in element `id`, if present and valid UTF-8.
+    @inlinable public func mid(id: UInt8) -> String? {
+        guard let range = extensionDataRange(id: id) else { return nil }
+        return String(validating: bytes[range], as: UTF8.self)
     }
 
     /// Header length in bytes (fixed header, CSRCs and extension).
