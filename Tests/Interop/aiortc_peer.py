@@ -34,6 +34,7 @@ import logging
 import math
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 import wave
@@ -255,7 +256,10 @@ class Peer:
         answer = await post(urllib.parse.urljoin(base, creds["connectUrl"]), {"sdp": offer["sdp"], "mid": "0"}, headers)
         await self.apply_answer({"sdp": answer["sdp"]})
         if "pullUrl" in extra:
-            pull = await post(urllib.parse.urljoin(base, extra["pullUrl"]), {}, headers)
+            # The bridge refuses a pull until media is connected (PROTOCOL.md §3): wait for it, then
+            # retry briefly while the bridge's side catches up (409).
+            await self.wait({"state": "connected", "timeout": 10})
+            pull = await pull_when_ready(urllib.parse.urljoin(base, extra["pullUrl"]), headers)
             pull_answer = await self.apply_offer({"sdp": pull["sdp"]})
             await post(urllib.parse.urljoin(base, extra["renegotiateUrl"]), {"sdp": pull_answer["sdp"]}, headers)
         return {"call_id": provision["callId"], "sdp": answer["sdp"]}
@@ -304,6 +308,18 @@ def http(method: str, url: str, body: dict | None, headers: dict) -> dict:
 
 async def post(url: str, body: dict, headers: dict) -> dict:
     return await asyncio.to_thread(http, "POST", url, body, headers)
+
+
+async def pull_when_ready(url: str, headers: dict, attempts: int = 50) -> dict:
+    """POST the pull, retrying 409 (media not yet connected on the bridge's side) every 100 ms."""
+    for _ in range(attempts - 1):
+        try:
+            return await post(url, {}, headers)
+        except urllib.error.HTTPError as error:
+            if error.code != 409:
+                raise
+            await asyncio.sleep(0.1)
+    return await post(url, {}, headers)
 
 
 async def main() -> None:
