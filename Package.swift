@@ -55,6 +55,10 @@ let package = Package(
         .executableTarget(
             name: "CodecBench", dependencies: ["PolyAudio", "COpusBench"], path: "Benchmarks/CodecBench"),
         .executableTarget(name: "DTLSBench", dependencies: ["PolyNet"], path: "Benchmarks/DTLSBench"),
+        .executableTarget(
+            name: "BridgeLoad",
+            dependencies: ["PolyVoice", "PolySignaling", "PolyNet", "PolyMedia", "PolyAudio", "PolyCore"],
+            path: "Benchmarks/BridgeLoad"),
         .systemLibrary(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),

@@ -7,3 +7,6 @@ for bench in CodecBench DTLSBench; do
   echo "== $bench"
   ".build/release/$bench"
 done
+# issue 7: concurrent echo calls against `polyvoice bridge` (a child process); about 3 minutes.
+echo "== BridgeLoad"
+.build/release/BridgeLoad
