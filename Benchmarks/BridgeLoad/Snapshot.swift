@@ -55,6 +55,8 @@ struct StepResult {
     var audiblePercent: Double
     /// Calls that sent or received under 90 % of their 50 packets per second in the window.
     var quietCalls: Int
+    /// Packets per second each call received from the bridge (50 owed): minimum, median, maximum.
+    var receiveRates: (min: Double, median: Double, max: Double)
     /// Packets the per-call windows may be off by (each read's hop onto the loop, half on each side).
     var uncertainty: Double
 
@@ -69,6 +71,7 @@ struct StepResult {
         var uncertainty = 0.0
         var sums = (sent: 0.0, received: 0.0, lost: 0.0, concealed: 0.0, samples: 0.0, frames: 0.0, audible: 0.0)
         var quiet = 0
+        var rates: [Double] = []
         for (before, after) in zip(a.calls, b.calls) {
             let owed = 50 * (after.at - before.at).inSeconds
             expected += owed
@@ -76,6 +79,7 @@ struct StepResult {
             let sent = Double(after.sent - before.sent)
             let received = Double(after.received - before.received)
             if sent < 0.9 * owed || received < 0.9 * owed { quiet += 1 }
+            rates.append(owed > 0 ? received / owed * 50 : 0)
             sums.sent += sent
             sums.received += received
             sums.lost += Double(after.lost - before.lost)
@@ -87,6 +91,8 @@ struct StepResult {
         self.expected = expected
         self.uncertainty = uncertainty
         quietCalls = quiet
+        rates.sort()
+        receiveRates = rates.isEmpty ? (0, 0, 0) : (rates[0], rates[rates.count / 2], rates[rates.count - 1])
         clientSent = sums.sent
         serverReceived = b.bridge.received - a.bridge.received
         serverLostGaps = b.bridge.lost - a.bridge.lost
