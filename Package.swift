@@ -77,6 +77,10 @@ let package = Package(
         .executableTarget(
             name: "AudioProcessingBench", dependencies: ["PolyAudio", "CAudioProcessing", "CSRTPBench"],
             path: "Benchmarks/AudioProcessingBench"),
+        .executableTarget(
+            name: "BridgeLoad",
+            dependencies: ["PolyVoice", "PolySignaling", "PolyNet", "PolyMedia", "PolyAudio", "PolyCore"],
+            path: "Benchmarks/BridgeLoad"),
         .systemLibrary(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),

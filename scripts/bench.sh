@@ -9,3 +9,6 @@ for bench in CodecBench MediaBench DTLSBench AudioProcessingBench ConnectBench; 
 done
 echo "== JitterEval"
 bash Benchmarks/JitterEval/run.sh
+# issue 7: concurrent echo calls against `polyvoice bridge` (a child process); about 3 minutes.
+echo "== BridgeLoad"
+.build/release/BridgeLoad

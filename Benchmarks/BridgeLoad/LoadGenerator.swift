@@ -1,0 +1,45 @@
+// Starts calls in batches for the ramp.
+import Foundation
+import PolyNet
+import PolyVoice
+
+/// What every call of the run shares.
+struct LoadGenerator: Sendable {
+    var baseURL: URL
+    var token: String
+    var codec: CodecSettings
+    var input: [Int16]
+    var loops: [EventLoop]
+    /// Call 0 keeps its received audio (for `--output`).
+    var keepFirst: Bool
+
+    /// Starts calls `first..<count`, at most 16 setting up at once; returns those started and how many failed.
+    func rampUp(from first: Int, to count: Int) async -> (started: [LoadCall], failed: Int) {
+        var started: [LoadCall] = []
+        var failed = 0
+        await withTaskGroup(of: LoadCall?.self) { group in
+            var next = first
+            while next < count || !group.isEmpty {
+                while next < count, next < first + 16 + started.count + failed {
+                    let index = next
+                    next += 1
+                    group.addTask { await startCall(index) }
+                }
+                guard let call = await group.next() else { break }
+                if let call { started.append(call) } else { failed += 1 }
+            }
+        }
+        return (started, failed)
+    }
+
+    private func startCall(_ index: Int) async -> LoadCall? {
+        do {
+            return try await LoadCall.start(
+                baseURL: baseURL, token: token, codec: codec, input: input, index: index,
+                loop: loops[index % loops.count], keep: keepFirst && index == 0)
+        } catch {
+            print("  call \(index) failed: \(error)")
+            return nil
+        }
+    }
+}

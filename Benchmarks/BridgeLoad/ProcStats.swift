@@ -1,0 +1,95 @@
+// Readers of /proc: CPU time of a process and of its busiest thread, kernel UDP drops of its sockets,
+// and how busy the whole machine is (other processes compete for the same 2 cores).
+import Foundation
+
+/// CPU ticks (USER_HZ) of one process: total and per thread.
+struct ProcessCPU {
+    var total: Double
+    var threads: [Int: Double]
+
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    /// Reads `/proc/PID/stat` and every `/proc/PID/task/TID/stat`.
+    static func read(pid: Int32) -> ProcessCPU {
+        var threads: [Int: Double] = [:]
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            if let tid = Int(task), let ticks = ticks(of: "/proc/\(pid)/task/\(task)/stat") { threads[tid] = ticks }
+        }
+        return ProcessCPU(total: ticks(of: "/proc/\(pid)/stat") ?? 0, threads: threads)
+    }
+
+    /// utime + stime (fields 14 and 15; the command name in parentheses may hold spaces).
+    private static func ticks(of path: String) -> Double? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return user + system
+    }
+
+    /// Seconds of CPU since `earlier`, and of the thread that used the most.
+    func since(_ earlier: ProcessCPU) -> (total: Double, busiestThread: Double) {
+        let busiest = threads.map { tid, ticks in ticks - (earlier.threads[tid] ?? 0) }.max() ?? 0
+        return ((total - earlier.total) / Self.ticksPerSecond, busiest / Self.ticksPerSecond)
+    }
+}
+
+/// Kernel receive drops (the `drops` column of /proc/net/udp) summed over a process's UDP sockets.
+enum UDPDrops {
+    static func read(pid: Int32) -> UInt64 {
+        let inodes = socketInodes(pid: pid)
+        guard let table = try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8) else { return 0 }
+        var drops: UInt64 = 0
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            // sl local rem st tx:rx tr:when retrnsmt uid timeout inode ref pointer drops
+            guard fields.count >= 13, let inode = UInt64(fields[9]), inodes.contains(inode) else { continue }
+            drops += UInt64(fields[12]) ?? 0
+        }
+        return drops
+    }
+
+    private static func socketInodes(pid: Int32) -> Set<UInt64> {
+        let directory = "/proc/\(pid)/fd"
+        var inodes = Set<UInt64>()
+        for fd in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(fd)"),
+                target.hasPrefix("socket:["), let inode = UInt64(target.dropFirst(8).dropLast())
+            else { continue }
+            inodes.insert(inode)
+        }
+        return inodes
+    }
+}
+
+/// Whole-machine CPU use from /proc/stat (jiffies), to show how much other processes took.
+struct MachineCPU {
+    var busy: Double
+    var total: Double
+
+    static func read() -> MachineCPU {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+            let line = text.split(separator: "\n").first
+        else { return MachineCPU(busy: 0, total: 0) }
+        let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard values.count >= 5 else { return MachineCPU(busy: 0, total: 0) }
+        let idle = values[3] + values[4]
+        let total = values.reduce(0, +)
+        return MachineCPU(busy: total - idle, total: total)
+    }
+
+    /// Busy cores (0...core count) since `earlier`.
+    func busyCores(since earlier: MachineCPU) -> Double {
+        let total = total - earlier.total
+        guard total > 0 else { return 0 }
+        return (busy - earlier.busy) / total * Double(ProcessInfo.processInfo.activeProcessorCount)
+    }
+}
+
+/// The 1-minute load average.
+func loadAverage() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return 0 }
+    return Double(text.split(separator: " ").first ?? "") ?? 0
+}
