@@ -15,14 +15,19 @@ time-stretching and delay changes move the audio would otherwise count as distor
 "Delay" is the mean time a played sample waited in the buffer (arrival to playout; W3C jitterBufferDelay /
 jitterBufferEmittedCount); "conceal" is concealed (PLC or silence) / played packet audio.
 
-Usage: python evaluate.py [--bin DIR] [--out DIR] [--seeds 1,2] [--profiles a,b,...]
+Usage: python evaluate.py [--bin DIR] [--out DIR] [--seeds 1,2,3,4] [--profiles a,b,...] [--buffers a,b,...]
+                          [--jobs N] [--per-seed]
+Baselines do not change between runs of ours, so their scores are cached in OUT/baselines.json (keyed by profile,
+seed, buffer and the trace and speech they ran on); --buffers ours re-runs only ours and still shows the baselines.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.io import wavfile
@@ -107,12 +112,23 @@ def score(ref, deg):
     return p, stoi(ref, piecewise, 16000, extended=False), lag_ms
 
 
+def digest(*paths):
+    h = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=None, help="directory with polyvoice and JbufHarness")
+    ap.add_argument("--bin", default=None, help="directory with polyvoice and JbufHarness (default: release build)")
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "jitter-eval"))
-    ap.add_argument("--seeds", default="1,2", help="trace seeds; the table shows the mean over them")
+    ap.add_argument("--seeds", default="1,2,3,4", help="trace seeds; the table shows the mean over them")
     ap.add_argument("--profiles", default=",".join(PROFILES))
+    ap.add_argument("--buffers", default=",".join(BUFFERS), help="buffers to run (cached baselines are still shown)")
+    ap.add_argument("--jobs", type=int, default=2, help="traces evaluated in parallel")
+    ap.add_argument("--per-seed", action="store_true", help="also print PESQ and delay of every seed")
     ap.add_argument("--plot-profile", default="lte")
     args = ap.parse_args()
     bindir = args.bin or next(
@@ -124,43 +140,79 @@ def main():
     speech = make_speech(args.out)
     ref = read_16k(speech)
     seconds = int(np.ceil(len(ref) / 16000))
-    results = {}
-    for seed, profile in [(seed, p) for seed in args.seeds.split(",") for p in args.profiles.split(",")]:
+    seeds = args.seeds.split(",")
+    profiles = args.profiles.split(",")
+    wanted = args.buffers.split(",")
+    cache_path = os.path.join(args.out, "baselines.json")
+    cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
+
+    def evaluate(seed, profile):
         tag = f"{profile}-s{seed}"
         trace = os.path.join(args.out, f"{tag}.csv")
         run([polyvoice, "jitter-sim", "--generate", profile, "--seed", seed, "--seconds", str(seconds),
              "--output", trace])
-        jbuf_schedule = os.path.join(args.out, f"{tag}-jbuf.sched")
-        with open(jbuf_schedule, "w") as f:
-            f.write(run([harness, trace, "5", "10"]))
-        aiortc_schedule = os.path.join(args.out, f"{tag}-aiortc.sched")
-        with open(aiortc_schedule, "w") as f:
-            f.write(run([sys.executable, os.path.join(HERE, "aiortc_playout.py"), trace]))
-        modes = {"ours": "adaptive", "fixed60": "fixed:60", "jbuf": f"schedule:{jbuf_schedule}",
-                 "aiortc": f"schedule:{aiortc_schedule}"}
+        key_base = digest(trace, speech)
+        found = {}
         for name in BUFFERS:
+            key = f"{tag}/{name}/{key_base}"
+            if name not in wanted:
+                if name == "ours":
+                    continue
+                if key in cache:
+                    found[name] = cache[key]
+                    continue  # otherwise run it, so the table stays complete
+            if name == "jbuf":
+                mode = os.path.join(args.out, f"{tag}-jbuf.sched")
+                with open(mode, "w") as f:
+                    f.write(run([harness, trace, "5", "10"]))
+                mode = f"schedule:{mode}"
+            elif name == "aiortc":
+                mode = os.path.join(args.out, f"{tag}-aiortc.sched")
+                with open(mode, "w") as f:
+                    f.write(run([sys.executable, os.path.join(HERE, "aiortc_playout.py"), trace]))
+                mode = f"schedule:{mode}"
+            else:
+                mode = {"ours": "adaptive", "fixed60": "fixed:60"}[name]
             wav = os.path.join(args.out, f"{tag}-{name}.wav")
             cmd = [polyvoice, "jitter-sim", "--trace", trace, "--input", speech, "--output", wav,
-                   "--buffer", modes[name], "--json"]
-            if name == "ours" and profile == args.plot_profile and seed == args.seeds.split(",")[0]:
+                   "--buffer", mode, "--json"]
+            if name == "ours" and profile == args.plot_profile and seed == seeds[0]:
                 cmd += ["--timeline", os.path.join(args.out, f"{profile}-timeline.csv")]
             stats = json.loads(run(cmd))
             p, s, lag = score(ref, read_16k(wav))
             played = stats["concealedSamples"] + stats["jitterBufferEmittedCount"]
-            results[(profile, name, seed)] = dict(
+            found[name] = dict(
                 pesq=p, stoi=s, delay=stats["mean_delay_ms"], lag=lag,
                 conc=100 * stats["concealedSamples"] / max(played, 1),
                 fec=stats["fecPacketsRecovered"], stats=stats)
+            if name != "ours":
+                cache[key] = found[name]
         print(f"  {tag} done", file=sys.stderr, flush=True)
+        return seed, profile, found
 
+    results = {}
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for seed, profile, found in pool.map(lambda sp: evaluate(*sp),
+                                             [(seed, p) for seed in seeds for p in profiles]):
+            for name, r in found.items():
+                results[(profile, name, seed)] = r
+    with open(cache_path, "w") as f:
+        json.dump(cache, f)
+
+    names = [name for name in BUFFERS if all((p, name, seed) in results for p in profiles for seed in seeds)]
     header = f"{'profile':<10} {'buffer':<8} {'PESQ-WB':>7} {'STOI':>6} {'delay ms':>9} {'conceal %':>9} {'FEC rec':>7}"
+    if args.per_seed:
+        header += "  per-seed PESQ / delay"
     lines = [f"mean over trace seeds {args.seeds}", header, "-" * len(header)]
-    for profile in args.profiles.split(","):
-        for name in BUFFERS:
-            runs = [results[(profile, name, seed)] for seed in args.seeds.split(",")]
+    for profile in profiles:
+        for name in names:
+            runs = [results[(profile, name, seed)] for seed in seeds]
             r = {key: float(np.mean([x[key] for x in runs])) for key in ("pesq", "stoi", "delay", "conc", "fec")}
-            lines.append(f"{profile:<10} {name:<8} {r['pesq']:7.2f} {r['stoi']:6.3f} {r['delay']:9.1f} "
-                         f"{r['conc']:9.2f} {r['fec']:7.1f}")
+            line = (f"{profile:<10} {name:<8} {r['pesq']:7.2f} {r['stoi']:6.3f} {r['delay']:9.1f} "
+                    f"{r['conc']:9.2f} {r['fec']:7.1f}")
+            if args.per_seed:
+                line += "  " + " ".join(f"{x['pesq']:.2f}/{x['delay']:.0f}" for x in runs)
+            lines.append(line)
     table = "\n".join(lines)
     print(table)
     with open(os.path.join(args.out, "results.txt"), "w") as f:
@@ -168,7 +220,7 @@ def main():
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"/".join(k): v for k, v in results.items()}, f, indent=1)
     timeline = os.path.join(args.out, f"{args.plot_profile}-timeline.csv")  # first seed's trace
-    if os.path.exists(timeline):
+    if "ours" in wanted and args.plot_profile in profiles and os.path.exists(timeline):
         subprocess.run([sys.executable, os.path.join(HERE, "plot_timeline.py"), timeline,
                         os.path.join(args.out, f"{args.plot_profile}-timeline.png")], check=True)
 

@@ -62,7 +62,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// The delay the buffer currently aims for.
     public var targetDelay: Duration {
         var ms = estimator.requiredMilliseconds + frameMilliseconds
-        if let lastLoss, now - lastLoss < configuration.fecHoldAfterLoss { ms += packetMilliseconds }
+        if let lastLoss, now - lastLoss < configuration.fecHoldAfterLoss {
+            // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
+            // covers part of it.
+            ms += max(packetMilliseconds * 3 / 4, packetMilliseconds - estimator.requiredMilliseconds)
+        }
         let bounded = min(max(ms, configuration.minimumDelay.inMilliseconds), configuration.maximumDelay.inMilliseconds)
         return .microseconds(Int64(bounded * 1000))
     }
@@ -251,6 +255,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         if concealing {
             TimeStretcher.merge(history: UnsafeBufferPointer(history.samples), into: block, fade: 240)
             endConcealment()
+            filteredLevel = Double(levelSamples)  // the level fell while concealing, not because it is low
             operation = .merge
             appendOutput(UnsafeBufferPointer(block))
         } else {
@@ -278,9 +283,18 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let high = max(target, low + Double(samples(.milliseconds(20))))
         let tooHigh = filteredLevel >= high
         let tooLow = filteredLevel < low
-        guard tooHigh || tooLow, let lag = TimeStretcher.stretchLag(block), stretchBudget >= Double(lag) else {
-            return (block.count, .normal)
+        guard tooHigh || tooLow, var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
+        // Changing the delay inside a pause is nearly free, inside speech it is heard (and PESQ sees a warped
+        // utterance): speech is compressed only when the level is well above target, pauses whenever it is above.
+        // Below target, late packets are at stake, so the buffer grows at once.
+        let margin = Double(samples(.milliseconds(15)))
+        let quiet = TimeStretcher.isQuiet(block)
+        if !quiet, tooHigh, filteredLevel < high + margin { return (block.count, .normal) }
+        if quiet, tooHigh, filteredLevel > high + Double(samples(.milliseconds(10))) {
+            lag = block.count / 2  // well above target in a pause: drop half of it at once, outside the budget
+            stretchBudget += Double(lag)
         }
+        guard stretchBudget >= Double(lag) else { return (block.count, .normal) }
         stretchBudget -= Double(lag)
         if tooHigh {
             statistics.removedSamplesForAcceleration += UInt64(lag)

@@ -16,7 +16,7 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     public var maximumConcealment: Duration = .milliseconds(100)
     /// Concealment this long with nothing buffered is an outage: restart on the next packet that arrives.
     public var outageThreshold: Duration = .milliseconds(300)
-    /// After a loss, keep one extra packet of delay this long so in-band FEC can be used.
+    /// After a loss, keep ¾ to one packet of extra delay this long so in-band FEC can be used more often.
     public var fecHoldAfterLoss: Duration = .seconds(10)
     /// Most of the output that time-scale modification may add or remove (rate limit).
     public var maximumStretchRatio: Double = 0.25

@@ -41,10 +41,14 @@ enum TimeStretcher {
     static func stretchLag(_ x: UnsafeBufferPointer<Int16>) -> Int? {
         guard let best = bestLag(x) else { return nil }
         if best.correlation >= voicedCorrelation { return best.lag }
+        return isQuiet(x) ? best.lag : nil
+    }
+
+    /// Whether `x` is quiet (a pause in speech), where time-scaling is inaudible.
+    static func isQuiet(_ x: UnsafeBufferPointer<Int16>) -> Bool {
         var energy = 0.0
         for sample in x { energy += Double(sample) * Double(sample) }
-        let rms = (energy / Double(max(x.count, 1))).squareRoot()
-        return rms < quietRMS ? best.lag : nil
+        return (energy / Double(max(x.count, 1))).squareRoot() < quietRMS
     }
 
     /// Writes `x` shortened by one period `lag` (the first two periods overlap-added into one) to `output`.
