@@ -1,9 +1,11 @@
 // The load generator's audio ends: a looped input (tone or WAV) and a sink that only counts.
-import PolyVoice
+import PolyAudio
 import Synchronization
 
 /// Plays `samples` in a loop, one frame per tick, without allocating.
-final class LoopingSource: TransportAudioSource {
+final class LoopingSource: AudioFrameSource {
+    let name = "load tone"
+    let endOfStream = false
     private let samples: [Int16]
     private let position = Atomic<Int>(0)
 
@@ -12,7 +14,7 @@ final class LoopingSource: TransportAudioSource {
         position.store(offset % samples.count, ordering: .relaxed)
     }
 
-    func read(into frame: UnsafeMutableBufferPointer<Int16>) {
+    func read(into frame: UnsafeMutableBufferPointer<Int16>) -> Int {
         var index = position.load(ordering: .relaxed)
         samples.withUnsafeBufferPointer { source in
             for slot in 0..<frame.count {
@@ -21,12 +23,16 @@ final class LoopingSource: TransportAudioSource {
             }
         }
         position.store(index, ordering: .relaxed)
+        return frame.count
     }
+
+    func close() {}
 }
 
 /// Counts playout frames and those that carry audio (peak above -36 dBFS, so concealed silence and
 /// comfort noise do not count). Optionally keeps the audio (one call per run, for a listening check).
-final class CountingSink: TransportAudioSink {
+final class CountingSink: AudioFrameSink {
+    let name = "load counter"
     private let frames = Atomic<Int>(0)
     private let audible = Atomic<Int>(0)
     private let kept: Mutex<[Int16]>?
@@ -43,4 +49,6 @@ final class CountingSink: TransportAudioSink {
         if peak > 520 { audible.add(1, ordering: .relaxed) }
         kept?.withLock { $0.append(contentsOf: frame) }
     }
+
+    func close() {}
 }
