@@ -77,10 +77,15 @@ struct EndToEndCallTests {
 
     @Test func callerTalkingOverTheScriptAgentIsABargeInThatPausesPlayout() async throws {
         let fixtures = try SpeechFixtures()
-        let caller = try fixtures.speech(.male)
         let prompt = try fixtures.speech(.female)
         let directory = try Self.scratch("script")
         defer { try? FileManager.default.removeItem(at: directory) }
+        // The caller: 2 s of speech, then 1.5 s of silence (a clear end of turn for the agent's VAD, whatever
+        // the pauses inside espeak's sentences), looped — so the caller talks again over the agent's prompt.
+        let speech = try WAVFile.readPipelineSamples(from: try fixtures.speech(.male))
+        let turn = Array(speech.prefix(96_000)) + [Int16](repeating: 0, count: 72_000)
+        let caller = directory.appendingPathComponent("caller-turns.wav")
+        try WAVFile(sampleRate: 48_000, layout: .mono, samples: .int16(turn)).write(to: caller)
         try FileManager.default.copyItem(at: prompt, to: directory.appendingPathComponent("1.wav"))
         try FileManager.default.copyItem(at: prompt, to: directory.appendingPathComponent("2.wav"))
         let (bridge, port) = try Self.bridge(agent: .script(directory: directory.path))
