@@ -283,13 +283,15 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let high = max(target, low + Double(samples(.milliseconds(20))))
         let tooHigh = filteredLevel >= high
         let tooLow = filteredLevel < low
-        guard tooHigh || tooLow, var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
+        guard tooHigh || tooLow else { return (block.count, .normal) }
         // Changing the delay inside a pause is nearly free, inside speech it is heard (and PESQ sees a warped
         // utterance): speech is compressed only when the level is well above target, pauses whenever it is above.
-        // Below target, late packets are at stake, so the buffer grows at once.
+        // Below target, late packets are at stake, so the buffer grows at once. Decided before the pitch search,
+        // which is the costliest step of playout.
         let margin = Double(samples(.milliseconds(15)))
         let quiet = TimeStretcher.isQuiet(block)
         if !quiet, tooHigh, filteredLevel < high + margin { return (block.count, .normal) }
+        guard var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
         if quiet, tooHigh, filteredLevel > high + Double(samples(.milliseconds(10))) {
             lag = block.count / 2  // well above target in a pause: drop half of it at once, outside the budget
             stretchBudget += Double(lag)
