@@ -102,17 +102,4 @@ private enum BridgeCommand {
         bridge.stop()
         return ExitCode.ok
     }
-
-    private static func waitForTermination() {
-        let done = DispatchSemaphore(value: 0)
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { done.signal() }
-            source.resume()
-            return source
-        }
-        done.wait()
-        for source in sources { source.cancel() }
-    }
 }

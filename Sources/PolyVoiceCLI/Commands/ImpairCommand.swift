@@ -66,7 +66,7 @@ private enum ImpairCommand {
             return ExitCode.network
         }
         print("impair: relaying \(relay.listenAddress) -> \(upstream) (direction \(direction), seed \(seed))")
-        waitForInterrupt(orSeconds: duration)
+        waitForTermination(orSeconds: duration)
         relay.stop()
         print(relay.counters.description)
         return ExitCode.ok
@@ -134,23 +134,5 @@ private enum ImpairCommand {
         impairment.duplication = (try parsed.double("duplicate", in: 0...100) ?? 0) / 100
         if let kbps = try parsed.int("rate", in: 1...10_000_000) { impairment.rateBitsPerSecond = kbps * 1000 }
         return impairment
-    }
-
-    /// Blocks until SIGINT/SIGTERM, or until `seconds` have passed if given.
-    private static func waitForInterrupt(orSeconds seconds: Double?) {
-        let done = DispatchSemaphore(value: 0)
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { done.signal() }
-            source.resume()
-            return source
-        }
-        if let seconds {
-            _ = done.wait(timeout: .now() + seconds)
-        } else {
-            done.wait()
-        }
-        for source in sources { source.cancel() }
     }
 }
