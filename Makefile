@@ -23,5 +23,9 @@ demo: setup
 bench: setup
 	@bash scripts/bench.sh
 
+# make fuzz NAME=FuzzSTUN TIME=600 — one libFuzzer harness from fuzz/ (see scripts/fuzz.sh).
+fuzz:
+	bash scripts/fuzz.sh $(or $(NAME),FuzzRTP) $(or $(TIME),60)
+
 clean:
 	rm -rf .build out
