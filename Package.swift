@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio", "PolyCore"]),
         .testTarget(name: "PolyMediaTests", dependencies: ["PolyMedia", "PolyVoiceTesting"]),
         .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
-        .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling"]),
+        .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling", "PolyVoiceTesting"]),
         .testTarget(
             name: "PolyVoiceTests",
             dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "InteropSupport"]),
@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "InteropSupport", dependencies: ["PolyVoice"], path: "Tests/Interop/InteropSupport"),
         .testTarget(
             name: "PolyVoiceBridgeTests",
-            dependencies: ["PolyVoiceBridge", "PolyVoice", "PolySignaling", "PolyAudio", "PolyNet"]),
+            dependencies: ["PolyVoiceBridge", "PolyVoice", "PolySignaling", "PolyAudio", "PolyNet", "PolyVoiceTesting"]),
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
         .testTarget(name: "CLITests", dependencies: []),
 

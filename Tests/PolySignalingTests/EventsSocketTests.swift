@@ -3,6 +3,7 @@ import Foundation
     import Glibc
 #endif
 import Synchronization
+import PolyVoiceTesting
 import Testing
 
 @testable import PolySignaling
@@ -31,16 +32,6 @@ final class UpdateCollector: Sendable {
             return nil
         }.first
     }
-}
-
-/// Polls `condition` every 10 ms for up to `timeout` (real sockets need real time, bounded).
-func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }
 
 @Suite struct EventsSocketTests {

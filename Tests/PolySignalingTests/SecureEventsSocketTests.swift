@@ -1,4 +1,5 @@
 import Foundation
+import PolyVoiceTesting
 import Testing
 
 @testable import PolySignaling

@@ -1,5 +1,6 @@
 import Foundation
 import PolySignaling
+import PolyVoiceTesting
 import Testing
 
 @testable import PolyVoiceBridge

@@ -5,6 +5,7 @@ import PolyNet
 import PolySignaling
 import PolyVoice
 import Synchronization
+import PolyVoiceTesting
 import Testing
 
 @testable import PolyVoiceBridge

@@ -1,5 +1,6 @@
 import Foundation
 import PolySignaling
+import PolyVoiceTesting
 import Testing
 
 #if canImport(FoundationNetworking)

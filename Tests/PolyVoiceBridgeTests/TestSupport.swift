@@ -159,13 +159,3 @@ final class Updates: Sendable {
         }.first
     }
 }
-
-/// Polls `condition` every 10 ms for up to `timeout` (real sockets need real time, bounded).
-func eventually(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
