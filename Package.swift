@@ -41,7 +41,8 @@ let package = Package(
         .target(name: "PolySignaling", dependencies: ["PolyCore", "CWebSockets"]),
         .target(name: "PolyVoice", dependencies: ["PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
         .target(name: "PolyVoiceBridge", dependencies: ["PolyVoice", "CWebSockets"]),
-        .target(name: "PolyVoiceTesting", dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet"]),
+        .target(
+            name: "PolyVoiceTesting", dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
         .executableTarget(name: "PolyVoiceCLI", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
 
         // MARK: Tests mirror the targets.

@@ -2,37 +2,10 @@ import Foundation
 #if canImport(Glibc)
     import Glibc
 #endif
-import Synchronization
 import PolyVoiceTesting
 import Testing
 
 @testable import PolySignaling
-
-/// Collects a socket's updates in the background.
-final class UpdateCollector: Sendable {
-    let updates = Mutex<[EventsSocket.Update]>([])
-
-    init(_ socket: EventsSocket) {
-        let stream = socket.updates
-        Task { [self] in
-            for await update in stream { updates.withLock { $0.append(update) } }
-        }
-    }
-
-    var all: [EventsSocket.Update] { updates.withLock { $0 } }
-    var events: [BridgeEvent] {
-        all.compactMap {
-            if case .event(let event) = $0 { return event }
-            return nil
-        }
-    }
-    var close: WebSocketClose? {
-        all.lazy.compactMap {
-            if case .closed(let close) = $0 { return close }
-            return nil
-        }.first
-    }
-}
 
 @Suite struct EventsSocketTests {
     func eventsURL(_ bridge: TestBridge, scheme: String = "ws") -> URL {
@@ -42,7 +15,7 @@ final class UpdateCollector: Sendable {
     @Test func authThenEventsThenNormalClose() async throws {
         let bridge = try TestBridge()
         let socket = try EventsSocket(configuration: .init(url: eventsURL(bridge), token: TestBridge.callToken))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually { bridge.state.authenticated.withLock { $0.count } == 1 })
         let server = try #require(bridge.lastSocket)
         #expect(server.remoteAddress == "127.0.0.1")
@@ -65,7 +38,7 @@ final class UpdateCollector: Sendable {
         let bridge = try TestBridge()
         let socket = try EventsSocket(
             configuration: .init(url: eventsURL(bridge), token: TestBridge.callToken), firstFrame: #"{"type":"hello"}"#)
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually { collector.close != nil })
         #expect(collector.close?.code == 1008)
         #expect(collector.close?.reason == "auth first")
@@ -75,7 +48,7 @@ final class UpdateCollector: Sendable {
     @Test func wrongTokenIsClosedWith1008() async throws {
         let bridge = try TestBridge()
         let socket = try EventsSocket(configuration: .init(url: eventsURL(bridge), token: "wrong-token-123456"))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually { collector.close != nil })
         #expect(collector.close?.isPolicyViolation == true)
     }
@@ -83,7 +56,7 @@ final class UpdateCollector: Sendable {
     @Test func serverDropIsReportedAsAbnormal() async throws {
         let bridge = try TestBridge()
         let socket = try EventsSocket(configuration: .init(url: eventsURL(bridge), token: TestBridge.callToken))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually { bridge.state.authenticated.withLock { $0.count } == 1 })
         try #require(bridge.lastSocket).drop()
         #expect(await eventually { collector.close != nil })
@@ -93,7 +66,7 @@ final class UpdateCollector: Sendable {
     @Test func serverShutdownIsReportedAsAbnormal() async throws {
         let bridge = try TestBridge()
         let socket = try EventsSocket(configuration: .init(url: eventsURL(bridge), token: TestBridge.callToken))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually { bridge.state.authenticated.withLock { $0.count } == 1 })
         bridge.server.stop()
         #expect(await eventually { collector.close != nil })
@@ -109,7 +82,7 @@ final class UpdateCollector: Sendable {
         }
         let url = URL(string: "ws://127.0.0.1:\(port)/api/v1/call/call-1/events")!
         let socket = try EventsSocket(configuration: .init(url: url, token: TestBridge.callToken))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually { collector.close != nil })
         #expect(collector.close?.code == 1006)
         #expect(!collector.all.contains(.open))
@@ -119,7 +92,7 @@ final class UpdateCollector: Sendable {
         let bridge = try TestBridge()
         let url = URL(string: "ws://127.0.0.1:\(bridge.server.port)/elsewhere")!
         let socket = try EventsSocket(configuration: .init(url: url, token: TestBridge.callToken))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually { collector.close != nil })
         #expect(collector.close?.code == 1006)
         #expect(bridge.state.sockets.withLock { $0.isEmpty })
@@ -131,7 +104,7 @@ final class UpdateCollector: Sendable {
             configuration: .init(
                 url: eventsURL(bridge), token: TestBridge.callToken, pingInterval: .seconds(1), pongTimeout: .seconds(1)
             ))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         // lws's validity timer has one-second granularity: allow a few seconds for the first ping.
         #expect(await eventually(.seconds(5)) { socket.pongsReceived >= 1 })
         #expect(collector.close == nil)
@@ -158,7 +131,7 @@ final class UpdateCollector: Sendable {
         let started = ContinuousClock.now
         let socket = try EventsSocket(
             configuration: .init(url: url, token: TestBridge.callToken, connectTimeout: .seconds(1)))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually(.seconds(6)) { collector.close != nil })
         #expect(collector.close == WebSocketClose(code: 1006, reason: "connect timed out"))
         #expect(ContinuousClock.now - started < .seconds(5))

@@ -33,7 +33,7 @@ import Testing
         let url = URL(string: "https://127.0.0.1:\(bridge.server.port)/api/v1/call/call-1/events")!
         let socket = try EventsSocket(
             configuration: .init(url: url, token: TestBridge.callToken, trustedCAFile: tls.certificate))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually { bridge.state.authenticated.withLock { $0.count } == 1 })
         try #require(bridge.lastSocket).send(text: BridgeEvent.bargeIn("barge-in").frameText)
         #expect(await eventually { collector.events == [.bargeIn("barge-in")] })
@@ -46,7 +46,7 @@ import Testing
         let bridge = try TestBridge(tls: tls)
         let url = URL(string: "wss://127.0.0.1:\(bridge.server.port)/api/v1/call/call-1/events")!
         let socket = try EventsSocket(configuration: .init(url: url, token: TestBridge.callToken))
-        let collector = UpdateCollector(socket)
+        let collector = EventsSocketRecorder(socket)
         #expect(await eventually { collector.close != nil })
         #expect(collector.close?.code == 1006)
         #expect(!collector.all.contains(.open))

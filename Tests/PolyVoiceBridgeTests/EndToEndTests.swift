@@ -143,7 +143,7 @@ import Testing
         let events = try EventsSocket(
             configuration: .init(url: try BridgeURLs.webSocketURL(for: try #require(call.eventsURL)), token: call.token)
         )
-        let updates = Updates(events)
+        let updates = EventsSocketRecorder(events)
 
         #expect(await eventually(.seconds(10)) { updates.events.count >= 2 })
         #expect(updates.events == [.bargeIn("barge-in"), .unmute])

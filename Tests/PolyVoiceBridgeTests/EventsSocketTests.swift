@@ -12,14 +12,14 @@ import Testing
 
 @Suite struct BridgeEventsSocketTests {
     func open(_ harness: TestHarness, _ call: ProvisionResponse, token: String? = nil, firstFrame: String? = nil)
-        throws -> (EventsSocket, Updates)
+        throws -> (EventsSocket, EventsSocketRecorder)
     {
         let url = URL(string: "ws://127.0.0.1:\(harness.port)\(call.creds.extra!.eventsUrl!)")!
         let configuration = EventsSocket.Configuration(url: url, token: token ?? call.creds.token!)
         let socket =
             try firstFrame.map { try EventsSocket(configuration: configuration, firstFrame: $0) }
             ?? EventsSocket(configuration: configuration)
-        return (socket, Updates(socket))
+        return (socket, EventsSocketRecorder(socket))
     }
 
     @Test func authThenAgentEventsAreDelivered() async throws {

@@ -134,28 +134,3 @@ private func require<T>(_ value: T?) throws -> T {
     guard let value else { throw CancellationError() }
     return value
 }
-
-/// Collects an events socket's updates.
-final class Updates: Sendable {
-    let updates = Mutex<[EventsSocket.Update]>([])
-
-    init(_ socket: EventsSocket) {
-        let stream = socket.updates
-        Task { [self] in
-            for await update in stream { updates.withLock { $0.append(update) } }
-        }
-    }
-
-    var events: [BridgeEvent] {
-        updates.withLock { $0 }.compactMap {
-            if case .event(let event) = $0 { return event }
-            return nil
-        }
-    }
-    var close: WebSocketClose? {
-        updates.withLock { $0 }.lazy.compactMap {
-            if case .closed(let close) = $0 { return close }
-            return nil
-        }.first
-    }
-}

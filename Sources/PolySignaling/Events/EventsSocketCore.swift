@@ -19,7 +19,7 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
     private let slot = Mutex(LoopSlot())
     private var loop: LWSLoop? { slot.withLock { $0.loop } }
     private let continuation: AsyncStream<EventsSocket.Update>.Continuation
-    private let inbox = Mutex<[EventsCommand]>([])
+    private let inbox = CommandInbox<EventsCommand>()
     /// Pongs received (keepalive answers), for tests and diagnostics.
     let pongs = Atomic<Int>(0)
     private var strings: [UnsafeMutablePointer<CChar>] = []
@@ -70,7 +70,7 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
     }
 
     func enqueue(_ command: EventsCommand) {
-        inbox.withLock { $0.append(command) }
+        inbox.post(command)
         loop?.wake()
     }
 
@@ -143,23 +143,17 @@ final class EventsSocketCore: LWSCallbackTarget, @unchecked Sendable {
     }
 
     private func writeNext(_ wsi: OpaquePointer) -> Int32 {
-        if !outbox.isEmpty {
-            guard LWSFrames.sendText(wsi, outbox.removeFirst()) else { return -1 }
-            if !outbox.isEmpty || closeRequest != nil { lws_callback_on_writable(wsi) }
-            return 0
+        switch LWSFrames.writeNext(wsi, outbox: &outbox, closeRequest: closeRequest) {
+        case .idle, .sent: return 0
+        case .failed: return -1
+        case .closing(let close):
+            localClose = close
+            return -1
         }
-        guard let close = closeRequest else { return 0 }
-        localClose = close
-        LWSFrames.setCloseReason(wsi, code: close.code, reason: close.reason)
-        return -1
     }
 
     private func drainInbox() {
-        let commands = inbox.withLock { commands in
-            defer { commands = [] }
-            return commands
-        }
-        for command in commands {
+        for command in inbox.drain() {
             switch command {
             case .close(let close):
                 if closeRequest == nil { closeRequest = close }

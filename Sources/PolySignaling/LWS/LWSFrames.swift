@@ -37,6 +37,26 @@ enum LWSFrames {
         }
     }
 
+    /// What `writeNext` did.
+    enum FrameWrite {
+        case idle, sent, failed
+        /// The outbox is empty and a close was requested: the close reason is set; return -1 to lws.
+        case closing(WebSocketClose)
+    }
+
+    /// Sends the oldest queued frame (asking for another writable callback while more is queued), or
+    /// starts the requested close once the outbox is empty.
+    static func writeNext(_ wsi: OpaquePointer, outbox: inout [String], closeRequest: WebSocketClose?) -> FrameWrite {
+        if !outbox.isEmpty {
+            guard sendText(wsi, outbox.removeFirst()) else { return .failed }
+            if !outbox.isEmpty || closeRequest != nil { lws_callback_on_writable(wsi) }
+            return .sent
+        }
+        guard let closeRequest else { return .idle }
+        setCloseReason(wsi, code: closeRequest.code, reason: closeRequest.reason)
+        return .closing(closeRequest)
+    }
+
     /// Sets the code and reason lws puts in its close frame when the callback then returns -1.
     static func setCloseReason(_ wsi: OpaquePointer, code: Int, reason: String) {
         var bytes = Array(reason.utf8.prefix(120))

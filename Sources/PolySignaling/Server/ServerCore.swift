@@ -18,7 +18,7 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
     let handler: HTTPServer.Handler
     let webSocket: WebSocketHandlers?
     var loop: LWSLoop?
-    private let inbox = Mutex<[ServerCommand]>([])
+    private let inbox = CommandInbox<ServerCommand>()
     private let nextID = Atomic<UInt64>(1)
 
     private struct PendingRequest {
@@ -50,7 +50,7 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
     }
 
     func enqueue(_ command: ServerCommand) {
-        inbox.withLock { $0.append(command) }
+        inbox.post(command)
         loop?.wake()
     }
 
@@ -225,25 +225,17 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
     private func writeFrames(_ wsi: OpaquePointer, key: Int) -> Int32 {
         guard var socket = sockets[key] else { return 0 }
         if socket.dropRequested { return -1 }
-        if !socket.outbox.isEmpty {
-            let text = socket.outbox.removeFirst()
-            sockets[key] = socket
-            guard LWSFrames.sendText(wsi, text) else { return -1 }
-            if !socket.outbox.isEmpty || socket.closeRequest != nil { lws_callback_on_writable(wsi) }
-            return 0
+        let write = LWSFrames.writeNext(wsi, outbox: &socket.outbox, closeRequest: socket.closeRequest)
+        if case .closing(let close) = write { socket.localClose = close }
+        if sockets[key] != nil { sockets[key] = socket }  // unless lws closed it while writing
+        switch write {
+        case .idle, .sent: return 0
+        case .failed, .closing: return -1
         }
-        guard let close = socket.closeRequest else { return 0 }
-        sockets[key]?.localClose = close
-        LWSFrames.setCloseReason(wsi, code: close.code, reason: close.reason)
-        return -1
     }
 
     private func drainInbox() {
-        let commands = inbox.withLock { commands in
-            defer { commands = [] }
-            return commands
-        }
-        for command in commands {
+        for command in inbox.drain() {
             switch command {
             case .respond(let key, let requestID, let response):
                 guard requests[key]?.id == requestID, let wsi = OpaquePointer(bitPattern: key) else { continue }
