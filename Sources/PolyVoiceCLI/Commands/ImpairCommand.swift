@@ -111,20 +111,9 @@ private enum ImpairCommand {
         return Duration.seconds(start)..<Duration.seconds(end)
     }
 
-    private static func milliseconds(_ parsed: Arguments, _ name: String) throws -> Duration {
-        .microseconds(Int64((try parsed.double(name, in: 0...600_000) ?? 0) * 1000))
-    }
-
     private static func linkImpairment(_ parsed: Arguments, outages: [Range<Duration>]) throws -> LinkImpairment {
-        var impairment = LinkImpairment(outages: outages)
-        let loss = (try parsed.double("loss", in: 0...100) ?? 0) / 100
-        if let burst = try parsed.double("burst", in: 20...600_000) {
-            impairment.loss = .gilbertElliott(GilbertElliott(meanLoss: loss, meanBurstLength: burst / 20))
-        } else if loss > 0 {
-            impairment.loss = .uniform(loss)
-        }
-        impairment.delay = try milliseconds(parsed, "delay")
-        impairment.jitter = try milliseconds(parsed, "jitter")
+        var impairment = try parsed.linkImpairment(maximumMilliseconds: 600_000)
+        impairment.outages = outages
         switch parsed.string("distribution") ?? "normal" {
         case "normal": impairment.jitterDistribution = .normal
         case "pareto": impairment.jitterDistribution = .pareto

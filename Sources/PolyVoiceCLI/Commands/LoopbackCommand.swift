@@ -62,16 +62,7 @@ private struct LoopbackCommand {
         output = parsed.string("output") ?? "default"
         guard !input.isEmpty, !output.isEmpty else { throw UsageError("--input and --output must not be empty") }
         duration = try parsed.double("duration", in: 0.02...86400)
-        var impairment = LinkImpairment()
-        let loss = (try parsed.double("loss", in: 0...100) ?? 0) / 100
-        if let burst = try parsed.double("burst", in: 20...60000) {
-            guard loss > 0, loss < 1 else { throw UsageError("--burst needs --loss between 0 and 100 (exclusive)") }
-            impairment.loss = .gilbertElliott(GilbertElliott(meanLoss: loss, meanBurstLength: burst / 20))
-        } else if loss > 0 {
-            impairment.loss = .uniform(loss)
-        }
-        impairment.delay = .microseconds(Int64((try parsed.double("delay", in: 0...10000) ?? 0) * 1000))
-        impairment.jitter = .microseconds(Int64((try parsed.double("jitter", in: 0...10000) ?? 0) * 1000))
+        let impairment = try parsed.linkImpairment(maximumMilliseconds: 10000)
         configuration = LoopbackConfiguration(
             bitrate: try parsed.int("bitrate", in: OpusEncoderSettings.bitrateRange) ?? 32000,
             inbandFEC: !parsed.flag("no-fec"), impairment: impairment,
