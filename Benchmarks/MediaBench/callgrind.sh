@@ -38,7 +38,7 @@ for case in "${cases[@]}"; do
     case $case in
         rtp) swift_loop='*swiftRTPLoop*' c_loop=csb_rtp_parse_serialize small=10000 large=60000 ;;
         rtp-array) swift_loop='*swiftRTPArrayLoop*' c_loop=csb_rtp_parse_serialize small=10000 large=60000 ;;
-        srtp-aescm | srtp-gcm) swift_loop='*swiftSRTPLoop*' c_loop=csb_srtp_round_trips small=1000 large=3000 ;;
+        srtp-aescm | srtp-gcm) swift_loop='*swiftSRTPLoop*' c_loop=csb_srtp_round_trips small=200 large=600 ;;
         *) echo "unknown case $case"; exit 2 ;;
     esac
     swift=$(per_packet "$case" swift "$swift_loop" $small $large)

@@ -57,20 +57,23 @@ public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element =
 
         var index = RTPHeaderExtensionIndex()
         var form: RTPHeaderExtensionForm? = nil
+        var payloadStart = reader.position
         if first & 0x10 != 0 {
-            let profile: UInt16
+            let header: UInt32
             var block: ByteReader<Bytes>
             do throws(ByteReaderError) {
-                profile = try reader.readUInt16()
-                let words = Int(try reader.readUInt16())
+                header = try reader.readUInt32()  // "defined by profile" and the length in 32-bit words
                 block = reader
-                try reader.skip(words &* 4)  // words < 2^16: no overflow
-                try block.dropLast(block.remaining &- words &* 4)  // the block alone: elements must fit in it
+                // The block is what remains minus what follows it: this throws when the announced
+                // length exceeds the rest of the datagram (words < 2^16: no overflow).
+                try block.dropLast(block.remaining &- Int(header & 0xFFFF) &* 4)
             } catch {
                 throw .headerExtensionTruncated
             }
+            let profile = UInt16(truncatingIfNeeded: header &>> 16)
             extensionProfile = profile
             extensionRange = block.position..<block.end
+            payloadStart = block.end
             form = RTPHeaderExtensionForm(profile: profile)
             switch form {
             case .oneByte: try index.indexOneByteElements(of: &block)
@@ -79,11 +82,11 @@ public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element =
             }
         } else {
             extensionProfile = nil
-            extensionRange = reader.position..<reader.position
+            extensionRange = payloadStart..<payloadStart
         }
         extensionForm = form
         extensionIndex = index
-        payloadRange = reader.position..<reader.end
+        payloadRange = payloadStart..<reader.end
     }
 
     // MARK: Fixed-header fields (RFC 3550 §5.1), at offsets parsing checked to lie inside `bytes`.
@@ -116,13 +119,16 @@ public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element =
             return Self.walkForDataRange(id: id, bytes: bytes, range: extensionRange, form: form)
         }
         guard let offset = known else { return nil }
-        // Recorded offsets point at an element validated to fit the block.
+        let (start, count) = recordedElement(at: offset, form: form)
+        return start..<(start &+ count)
+    }
+
+    /// Start and length of the data of the element whose header is `offset` bytes into the block:
+    /// recorded offsets point at an element validated to fit the block.
+    @inlinable @inline(__always) func recordedElement(at offset: Int, form: RTPHeaderExtensionForm) -> (Int, Int) {
         let header = extensionRange.lowerBound &+ offset
-        if form == .oneByte {
-            return (header &+ 1)..<(header &+ 2 &+ Int(bytes[header] & 0x0F))
-        }
-        let start = header &+ 2
-        return start..<(start &+ Int(bytes[header &+ 1]))
+        if form == .oneByte { return (header &+ 1, Int(bytes[header] & 0x0F) &+ 1) }
+        return (header &+ 2, Int(bytes[header &+ 1]))
     }
 
     /// The lookup of an ID the index could not record (rare: large blocks, two-byte IDs above 15).
@@ -135,8 +141,16 @@ public struct RTPPacketView<Bytes: RandomAccessCollection> where Bytes.Element =
 
     /// The RFC 6464 audio level in element `id`, if present and one byte long.
     @inlinable @inline(__always) public func audioLevel(id: UInt8) -> RTPAudioLevel? {
-        guard let range = extensionDataRange(id: id), range.count == 1 else { return nil }
-        let byte = bytes[range.lowerBound]
+        let start: Int
+        if let form = extensionForm, case .some(.some(let offset)) = extensionIndex.offset(id: id) {
+            let (dataStart, count) = recordedElement(at: offset, form: form)
+            guard count == 1 else { return nil }
+            start = dataStart
+        } else {
+            guard let range = extensionDataRange(id: id), range.count == 1 else { return nil }
+            start = range.lowerBound
+        }
+        let byte = bytes[start]
         return RTPAudioLevel(voiceActivity: byte & 0x80 != 0, level: byte & 0x7F)
     }
 
