@@ -74,7 +74,8 @@ let package = Package(
         .executableTarget(name: "DTLSBench", dependencies: ["PolyNet"], path: "Benchmarks/DTLSBench"),
         .target(name: "CSRTPBench", dependencies: ["CSRTP"], path: "Benchmarks/CSRTPBench"),
         .executableTarget(
-            name: "MediaBench", dependencies: ["PolyMedia", "CSRTPBench"], path: "Benchmarks/MediaBench"),
+            name: "MediaBench", dependencies: ["PolyMedia", "CSRTPBench"], path: "Benchmarks/MediaBench",
+            exclude: ["callgrind.sh"]),
         .executableTarget(
             name: "AudioProcessingBench", dependencies: ["PolyAudio", "CAudioProcessing", "CSRTPBench"],
             path: "Benchmarks/AudioProcessingBench"),

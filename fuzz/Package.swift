@@ -11,6 +11,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("FuzzByteReader", ["PolyCore"]),
     ("FuzzRTP", ["PolyMedia"]),
     ("FuzzRTCP", ["PolyMedia"]),
+    ("FuzzSRTP", ["PolyMedia"]),
     ("FuzzSTUN", ["PolyCore", "PolyNet"]),
     ("FuzzSDP", ["PolyNet"]),
 ]

@@ -11,7 +11,7 @@ typedef struct {
     uint32_t timestamp, ssrc;
     int ext_offset, ext_length; /* extension data (after its 4-byte header) */
     int payload_offset, payload_length;
-    int audio_level;            /* -1 when absent */
+    int audio_level;            /* the element's byte (V bit + level), -1 when absent */
 } rtp_view;
 
 static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
@@ -68,7 +68,7 @@ static int rtp_parse(const uint8_t *p, int len, int audio_level_id, rtp_view *v)
                     header = 2;
                 }
                 if (i + header + l > stop) return -1;
-                if (id == audio_level_id && l == 1 && v->audio_level < 0) v->audio_level = p[i + header] & 0x7f;
+                if (id == audio_level_id && l == 1 && v->audio_level < 0) v->audio_level = p[i + header];
                 i += header + l;
             }
         }
@@ -79,34 +79,65 @@ static int rtp_parse(const uint8_t *p, int len, int audio_level_id, rtp_view *v)
     return 0;
 }
 
-/* Writes header (with the source's extension block) and payload, like RTPHeader.write. */
-static int rtp_serialize(const uint8_t *src, const rtp_view *v, uint16_t sequence, uint8_t *out, int cap) {
-    int ext_total = (src[0] & 0x10) ? 4 + v->ext_length : 0;
-    int needed = 12 + 4 * v->csrc_count + ext_total + v->payload_length;
+/* A stream's header encoded once (fixed header, CSRCs, extension block), like RTPHeaderTemplate. */
+typedef struct {
+    uint8_t bytes[12 + 4 * 15 + 4 + 4 * 64];
+    int count;
+    uint8_t payload_type_byte;
+    int audio_level_offset; /* index of the audio level element's data byte, -1 without one */
+} rtp_template;
+
+/* The template of a parsed packet: its header bytes; -1 if the header does not fit. */
+static int rtp_template_make(const uint8_t *p, const rtp_view *v, int audio_level_id, rtp_template *t) {
+    if (v->payload_offset > (int)sizeof t->bytes) return -1;
+    memcpy(t->bytes, p, (size_t)v->payload_offset);
+    t->count = v->payload_offset;
+    t->payload_type_byte = (uint8_t)v->payload_type;
+    t->audio_level_offset = -1;
+    /* The one-byte-form element with the audio level ID and one data byte (set up once, not timed). */
+    int i = v->ext_offset, stop = v->ext_offset + v->ext_length;
+    while (v->audio_level >= 0 && i < stop) {
+        if (p[i] == 0) { i++; continue; }
+        if (p[i] >> 4 == 15) break;
+        if (p[i] >> 4 == audio_level_id && (p[i] & 0x0f) == 0) { t->audio_level_offset = i + 1; break; }
+        i += (p[i] & 0x0f) + 2;
+    }
+    return 0;
+}
+
+/* RTPHeaderTemplate.write: copy the header, patch marker, sequence, timestamp and audio level,
+ * copy the payload; -1 if `out` is too small. */
+static int rtp_template_write(const rtp_template *t, uint16_t sequence, uint32_t timestamp, int marker,
+                              int audio_level, const uint8_t *payload, int payload_length, uint8_t *out, int cap) {
+    int needed = t->count + payload_length;
     if (needed > cap) return -1;
-    out[0] = (uint8_t)(0x80 | (src[0] & 0x10) | v->csrc_count);
-    out[1] = (uint8_t)(v->marker << 7 | v->payload_type);
+    memcpy(out, t->bytes, (size_t)t->count);
+    out[1] = marker ? (uint8_t)(t->payload_type_byte | 0x80) : t->payload_type_byte;
     out[2] = (uint8_t)(sequence >> 8);
     out[3] = (uint8_t)sequence;
-    memcpy(out + 4, src + 4, 8 + 4 * v->csrc_count);
-    int pos = 12 + 4 * v->csrc_count;
-    if (ext_total) {
-        memcpy(out + pos, src + v->ext_offset - 4, (size_t)ext_total);
-        pos += ext_total;
-    }
-    memcpy(out + pos, src + v->payload_offset, (size_t)v->payload_length);
-    return pos + v->payload_length;
+    out[4] = (uint8_t)(timestamp >> 24);
+    out[5] = (uint8_t)(timestamp >> 16);
+    out[6] = (uint8_t)(timestamp >> 8);
+    out[7] = (uint8_t)timestamp;
+    if (audio_level >= 0 && t->audio_level_offset >= 0) out[t->audio_level_offset] = (uint8_t)audio_level;
+    memcpy(out + t->count, payload, (size_t)payload_length);
+    return needed;
 }
 
 int64_t csb_rtp_parse_serialize(const uint8_t *packet, int length, uint8_t *out, int out_capacity,
                                 int audio_level_id, int iterations) {
+    rtp_view first;
+    rtp_template template;
+    if (rtp_parse(packet, length, audio_level_id, &first) != 0) return -1;
+    if (rtp_template_make(packet, &first, audio_level_id, &template) != 0) return -1;
     int64_t sum = 0;
     for (int i = 0; i < iterations; i++) {
         rtp_view v;
         if (rtp_parse(packet, length, audio_level_id, &v) != 0) return -1;
-        int n = rtp_serialize(packet, &v, (uint16_t)(v.sequence + i), out, out_capacity);
+        int n = rtp_template_write(&template, (uint16_t)(v.sequence + i), v.timestamp, v.marker, v.audio_level,
+                                   packet + v.payload_offset, v.payload_length, out, out_capacity);
         if (n < 0) return -1;
-        sum += n + v.audio_level + out[3];
+        sum += n + (v.audio_level & 0x7f) + out[3];
     }
     return sum;
 }
@@ -160,7 +191,7 @@ int64_t csb_srtp_round_trips(csb_srtp_pair *pair, const uint8_t *packet, int len
         if (srtp_unprotect(pair->receiver, buffer, &n) != srtp_err_status_ok) return -1;
         rtp_view v;
         if (rtp_parse(buffer, n, audio_level_id, &v) != 0) return -1;
-        sum += n + v.audio_level + v.payload_length;
+        sum += n + (v.audio_level & 0x7f) + v.payload_length;
     }
     return sum;
 }

@@ -102,6 +102,51 @@ import Testing
         #expect(throws: RTPParseError.headerExtensionElementTruncated(id: 1)) { try RTPPacketView(parsing: element) }
     }
 
+    /// The fixed-header fields are read on demand: one load over contiguous bytes, byte by byte
+    /// otherwise; both must agree, also for a slice that does not start at index 0.
+    @Test func fieldsReadTheSameFromAnyByteCollection() throws {
+        var extensions = RTPHeaderExtensions(form: .oneByte)
+        try extensions.setAudioLevel(RTPAudioLevel(voiceActivity: true, level: 9), id: 4)
+        let packet = RTPPacket(
+            header: RTPHeader(
+                marker: true, payloadType: 0x55, sequenceNumber: 0xFEDC, timestamp: 0x8765_4321, ssrc: 0x0102_0304,
+                csrcs: [5], extensions: extensions),
+            payload: [7, 8, 9], paddingCount: 2)
+        let bytes = try packet.serialized()
+        let shifted = ([0xEE, 0xEE, 0xEE] + bytes)[3...]
+        func fields<B>(_ view: RTPPacketView<B>) -> [UInt64] {
+            [
+                view.marker ? 1 : 0, UInt64(view.payloadType), UInt64(view.sequenceNumber), UInt64(view.timestamp),
+                UInt64(view.ssrc), UInt64(view.payloadRange.count), UInt64(view.audioLevel(id: 4)?.level ?? 0),
+            ]
+        }
+        let expected: [UInt64] = [1, 0x55, 0xFEDC, 0x8765_4321, 0x0102_0304, 3, 9]
+        #expect(fields(try RTPPacketView(parsing: bytes)) == expected)
+        #expect(fields(try RTPPacketView(parsing: shifted)) == expected)
+        #expect(fields(try RTPPacketView(parsing: bytes.lazy.map { $0 })) == expected)
+        let rawFields = try bytes.withUnsafeBytes { raw in fields(try RTPPacketView(parsing: raw)) }
+        #expect(rawFields == expected)
+        #expect(try RTPPacketView(parsing: shifted).payloadRange == 27..<30)
+    }
+
+    @Test func extensionBlocksMustFitBeforeThePadding() {
+        // Announces 2 words of extension data where 1 word remains.
+        let long: [UInt8] = [0x90, 111, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0xBE, 0xDE, 0, 2, 0x10, 0x55, 0, 0]
+        #expect(throws: RTPParseError.headerExtensionTruncated) { try RTPPacketView(parsing: long) }
+        // 1 word of extension data, but its last 2 bytes are padding (P bit, padding count 2).
+        let intoPadding: [UInt8] = [0xB0, 111, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0xBE, 0xDE, 0, 1, 0x10, 0x55, 0, 2]
+        #expect(throws: RTPParseError.headerExtensionTruncated) { try RTPPacketView(parsing: intoPadding) }
+    }
+
+    @Test func truncatedTwoByteElementsAreRefused() {
+        // Element 3 announces 5 data bytes; 2 remain in the block.
+        let data: [UInt8] = [0x90, 111, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0x10, 0x00, 0, 1, 3, 5, 0xAA, 0xBB]
+        #expect(throws: RTPParseError.headerExtensionElementTruncated(id: 3)) { try RTPPacketView(parsing: data) }
+        // Element 7 starts in the block's last byte: its length byte is missing.
+        let length: [UInt8] = [0x90, 111, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0x10, 0x00, 0, 1, 0, 0, 0, 7]
+        #expect(throws: RTPParseError.headerExtensionElementTruncated(id: 7)) { try RTPPacketView(parsing: length) }
+    }
+
     @Test func writeIntoSmallBufferFails() throws {
         let packet = try RTPPacket(parsing: simple)
         var small = [UInt8](repeating: 0, count: 14)

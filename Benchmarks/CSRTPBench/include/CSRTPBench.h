@@ -9,8 +9,9 @@
 uint64_t csb_allocation_count(void);
 
 /* Parses `iterations` times the RTP datagram `packet` (header, CSRCs, RFC 8285 extension in either form
- * with the audio level element `audio_level_id`, padding) and re-serializes it with the sequence
- * number advanced into `out`. Returns a checksum so the work cannot be optimised away; -1 on a
+ * with the audio level element `audio_level_id`, padding) and writes a packet into `out` from a
+ * header template made once (copy, patch marker, advanced sequence number, timestamp and audio
+ * level, copy the payload), as PolyMedia's RTPHeaderTemplate does. Returns a checksum so the work cannot be optimised away; -1 on a
  * malformed packet. */
 int64_t csb_rtp_parse_serialize(const uint8_t *packet, int length, uint8_t *out, int out_capacity,
                                 int audio_level_id, int iterations);

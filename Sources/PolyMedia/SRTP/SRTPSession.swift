@@ -13,7 +13,9 @@ private let srtpLibraryStatus: Int32 = Int32(srtp_init().rawValue)
 /// must be dropped. Not thread-safe: use one session from one thread at a time.
 public final class SRTPSession {
     public let profile: SRTPProfile
-    public private(set) var stats = SRTPStats()
+    /// Counters of this session. Exempt from dynamic exclusivity checks, which cost more per packet
+    /// than the counting: the session is used from one thread and no access to it can overlap.
+    @exclusivity(unchecked) public private(set) var stats = SRTPStats()
     private var outbound: srtp_t?
     private var inbound: srtp_t?
 
