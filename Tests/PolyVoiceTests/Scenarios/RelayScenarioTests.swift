@@ -176,25 +176,27 @@ struct RelayScenarioTests {
         // Back once the network is: the outage ends 11 s after the relay started.
         #expect(await Wait.state(of: call, timeout: .seconds(20)) { $0 == .connected } == .connected)
         let back = Instant.now() - network.relay.start
+        // Audio resumes: 50 more echo packets (1 s of audio) within 8 s. A dead path delivers none; a loaded
+        // machine was seen to stall once more right after reconnecting (connected → reconnecting → connected).
         let before = await call.stats.inboundRtp.packetsReceived
-        try await Task.sleep(for: .seconds(4))
+        let resumed = await Wait.until(timeout: .seconds(8)) {
+            await call.stats.inboundRtp.packetsReceived >= before + 50
+        }
         let after = await call.stats.inboundRtp.packetsReceived
-        #expect(call.state == .connected)
+        #expect(resumed, "only \(after - before) packets in the 8 s after reconnecting")
+        #expect(await Wait.state(of: call, timeout: .seconds(10)) { $0 == .connected } == .connected)
         await call.end()
         #expect(call.state == .ended)
 
         let states = log.all
         print(
-            "scenario outage-5s: back at \(back) after the relay started; states \(states); received \(after - before) packets in 4 s after"
+            "scenario outage-5s: back at \(back) after the relay started; states \(states); received \(after - before) packets after"
         )
         // connecting → connected → reconnecting(attempt: 1…) → connected, and never terminal before end().
         let firstReconnect = try #require(states.firstIndex { if case .reconnecting = $0 { true } else { false } })
         #expect(states[..<firstReconnect].contains(.connected))
         #expect(states[firstReconnect...].contains(.connected))
         #expect(!states.dropLast().contains { $0.isTerminal })
-        // Audio resumes: the echo flows again. 200 packets when all is there; a loaded machine's late clocks
-        // were seen to deliver 47 in 3 s, while a dead path delivers none.
-        #expect(after - before > 40, "only \(after - before) packets in the 4 s after reconnecting")
         // And it is speech again: the last 2 s of the recording before end() are not silent.
         let output = try WAVFile.readPipelineSamples(from: received)
         let tail = Array(output.suffix(96_000))
