@@ -53,7 +53,8 @@ let package = Package(
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling", "PolyVoiceTesting"]),
         .testTarget(
             name: "PolyVoiceTests",
-            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "InteropSupport"]),
+            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "InteropSupport"],
+            exclude: ["Scenarios/quality-gates.json"]),
         // Drives the aiortc peer (Tests/Interop/aiortc_peer.py) for the interop tests and ConnectBench.
         .target(name: "InteropSupport", dependencies: ["PolyVoice"], path: "Tests/Interop/InteropSupport"),
         .testTarget(

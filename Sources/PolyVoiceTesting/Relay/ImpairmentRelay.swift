@@ -20,16 +20,20 @@ public final class ImpairmentRelay: Sendable {
         public var down: LinkImpairment
         /// Seed of the random streams (each direction derives its own).
         public var seed: UInt64
+        /// Traffic during this long after the relay's start passes unimpaired (e.g. a call's set-up, when
+        /// only the media should be impaired). Outage windows are still measured from the start.
+        public var impairAfter: Duration
 
         public init(
             listen: TransportAddress, upstream: TransportAddress, up: LinkImpairment = .perfect,
-            down: LinkImpairment = .perfect, seed: UInt64 = 1
+            down: LinkImpairment = .perfect, seed: UInt64 = 1, impairAfter: Duration = .zero
         ) {
             self.listen = listen
             self.upstream = upstream
             self.up = up
             self.down = down
             self.seed = seed
+            self.impairAfter = impairAfter
         }
     }
 
@@ -61,7 +65,7 @@ public final class ImpairmentRelay: Sendable {
         listenAddress = listen.localAddress
         start = Instant.now()
         paths = RelayPaths(
-            loop: loop, listen: listen, upstream: configuration.upstream,
+            loop: loop, listen: listen, upstream: configuration.upstream, impairFrom: start + configuration.impairAfter,
             up: ImpairmentModel(configuration.up, seed: configuration.seed, start: start),
             down: ImpairmentModel(configuration.down, seed: configuration.seed &+ 0x5DEE_CE66, start: start))
         paths.start()

@@ -12,6 +12,8 @@ final class RelayPaths: @unchecked Sendable {
     private let loop: EventLoop
     private let listen: UDPSocket
     private let upstream: TransportAddress
+    /// Before this instant datagrams pass unimpaired.
+    private let impairFrom: Instant
     private var upModel: ImpairmentModel
     private var downModel: ImpairmentModel
     private var clients: [TransportAddress: (socket: UDPSocket, registration: EventLoop.Registration)] = [:]
@@ -22,10 +24,14 @@ final class RelayPaths: @unchecked Sendable {
     private var stopped = false
     let published = Mutex(RelayCounters())
 
-    init(loop: EventLoop, listen: UDPSocket, upstream: TransportAddress, up: ImpairmentModel, down: ImpairmentModel) {
+    init(
+        loop: EventLoop, listen: UDPSocket, upstream: TransportAddress, impairFrom: Instant, up: ImpairmentModel,
+        down: ImpairmentModel
+    ) {
         self.loop = loop
         self.listen = listen
         self.upstream = upstream
+        self.impairFrom = impairFrom
         self.upModel = up
         self.downModel = down
     }
@@ -76,6 +82,9 @@ final class RelayPaths: @unchecked Sendable {
         let now = Instant.now()
         let decision: ImpairmentDecision
         switch direction {
+        case _ where now < impairFrom:
+            decision = ImpairmentDecision(first: now, duplicate: nil)
+            if direction == .up { counters.up.received += 1 } else { counters.down.received += 1 }
         case .up:
             decision = upModel.decide(packetAt: now, size: datagram.count)
             counters.up.record(received: upModel.counters)
