@@ -1,5 +1,6 @@
 // The real media of a bridge call: PolyVoice's MediaTransport (ICE-lite, DTLS, SRTP, Opus) with the
-// call's agent as its audio source and sink. One UDP socket per call on the shared event loop.
+// call's agent as its audio source and sink. One UDP socket per call; calls spread round-robin over one
+// event loop per core (`EventLoopGroup.shared`).
 import PolyCore
 import PolyMedia
 import PolyNet
@@ -34,6 +35,8 @@ public final class TransportMediaSession: BridgeMediaSession {
         } catch {
             throw .unavailable("DTLS certificate: \(error)")
         }
+        configuration.encoderComplexity = agent.mediaProfile.encoderComplexity
+        configuration.encoderMaxBandwidth = agent.mediaProfile.encoderMaxBandwidth
         if let advertise = context.advertise {
             configuration.advertisedAddress = TransportAddress(advertise)?.ip ?? IPAddress(advertise)
         }
@@ -41,7 +44,8 @@ public final class TransportMediaSession: BridgeMediaSession {
         let callID = context.callID
         do {
             transport = try MediaTransport(
-                configuration: configuration, localIPs: [localIP], source: driver, sink: driver,
+                configuration: configuration, localIPs: [localIP], loop: EventLoopGroup.shared.next(), source: driver,
+                sink: driver,
                 onEvent: { event in
                     switch event {
                     case .connected: shared.snapshot.withLock { $0.isConnected = true }
