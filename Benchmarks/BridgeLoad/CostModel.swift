@@ -19,6 +19,7 @@ struct CostModel: Encodable {
     static func measure(payloads: EncodedInput, frames: Int = 400) throws -> CostModel {
         var configuration = JitterBufferConfiguration()
         configuration.frameSamples = 480
+        configuration.maximumStretchRatio = 0  // the echo agent's server profile plays out without time-stretch
         var jitter = JitterBuffer(
             decoder: try OpusDecoder(sampleRate: 48_000, channels: 1), configuration: configuration)
         var output = [Int16](repeating: 0, count: 480)

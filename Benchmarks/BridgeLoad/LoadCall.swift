@@ -42,8 +42,8 @@ final class LoadCall: Sendable {
 
     /// Provisions, connects, opens the events socket, waits for media, pulls the agent's line.
     static func start(
-        baseURL: URL, token: String, codec: CodecSettings, encoderComplexity: Int, source: any AudioFrameSource,
-        index: Int, loop: EventLoop, keep: Bool
+        baseURL: URL, token: String, codec: CodecSettings, encoderComplexity: Int, timeStretch: Bool,
+        source: any AudioFrameSource, index: Int, loop: EventLoop, keep: Bool
     ) async throws -> LoadCall {
         let client = BridgeClient(configuration: .init(baseURL: baseURL, webCallingToken: token))
         let call = try await client.provision(mode: "echo")
@@ -53,6 +53,7 @@ final class LoadCall: Sendable {
             role: .client, codec: codec, certificate: try DTLSCertificate.shared())
         configuration.cname = "load-\(index)"
         configuration.encoderComplexity = encoderComplexity
+        if !timeStretch { configuration.jitterBuffer.maximumStretchRatio = 0 }
         let transport = try MediaTransport(
             configuration: configuration, loop: loop,
             source: source, sink: sink,

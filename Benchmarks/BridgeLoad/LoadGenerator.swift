@@ -11,6 +11,8 @@ struct LoadGenerator: Sendable {
     var codec: CodecSettings
     /// The client endpoints' settings besides the codec: encoder complexity (live encoding only).
     var encoderComplexity: Int
+    /// Whether the calls' playout may time-stretch (off by default: the pitch search is the costliest step).
+    var timeStretch: Bool
     /// Call `index`'s input (the looped file or tone, encoded once or live).
     var makeSource: @Sendable (_ index: Int) -> any AudioFrameSource
     var loops: [EventLoop]
@@ -40,7 +42,7 @@ struct LoadGenerator: Sendable {
         do {
             return try await LoadCall.start(
                 baseURL: baseURL, token: token, codec: codec, encoderComplexity: encoderComplexity,
-                source: makeSource(index), index: index,
+                timeStretch: timeStretch, source: makeSource(index), index: index,
                 loop: loops[index % loops.count], keep: keepFirst && index == 0)
         } catch {
             print("  call \(index) failed: \(error)")

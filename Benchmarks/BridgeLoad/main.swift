@@ -7,9 +7,10 @@
 // calls on `--client-loops` event loops (default 1). Files in: the input (a 440 Hz tone or a WAV) is Opus
 // encoded once at `--client-rate` (default 16 kHz), FEC off, and every call replays those payloads
 // (`--client-encode live` runs one encoder per call instead, at `--client-complexity`, default 5). Files
-// out: each call's playout goes to a sink that counts frames and audible ones; `--output` keeps call 0's.
+// out: each call's playout (jitter buffer without time-stretch unless `--client-time-stretch on`) goes to a
+// sink that counts frames and audible ones; `--output` keeps call 0's.
 // The bridge runs as shipped: its event loops (one per core, POLYVOICE_EVENT_LOOPS overrides) and the echo
-// agent's server media profile (Opus complexity 5, no playout time-stretch).
+// agent's server media profile (Opus complexity 1, wideband, no playout time-stretch).
 //
 // Server-caused loss = kernel drops on the bridge's UDP sockets (/proc/net/udp, it did not read in time)
 // + bridge→client sequence gaps not explained by drops on the generator's sockets + packets the bridge's
@@ -20,7 +21,8 @@
 //   setsid bash -c 'echo -15 > /proc/self/autogroup; exec nice -n -15 .build/release/BridgeLoad'
 //
 // Usage: BridgeLoad [--quick] [--steps 25,50,100,150,200,250,300] [--hold S] [--settle S] [--client-rate HZ]
-//                   [--client-loops K] [--client-encode once|live] [--client-complexity N] [--bridge PATH]
+//                   [--client-loops K] [--client-encode once|live] [--client-complexity N]
+//                   [--client-time-stretch on|off] [--bridge PATH]
 //                   [--input WAV] [--output WAV] [--budget S]
 // The defaults finish within 3 minutes (`make bench`); `--quick` is shorter still (5 s holds, to 200 calls).
 // The last line of the output is `RESULT_JSON {…}`: every step's figures and the maximum N without
@@ -60,6 +62,7 @@ let budget = Double(options["budget"] ?? (quick ? "150" : "170")) ?? 170
 let clientLoopCount = Int(options["client-loops"] ?? "1") ?? 1
 let encodeLive = options["client-encode"] == "live"
 let clientComplexity = Int(options["client-complexity"] ?? "5") ?? 5
+let clientTimeStretch = options["client-time-stretch"] == "on"
 let bridgePath =
     options["bridge"]
     ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("polyvoice")
@@ -108,7 +111,8 @@ print(
 )
 print(
     "client: \(clientLoopCount) event loop(s), Opus \(clientRate) Hz mono 20 ms 32 kbps VBR, FEC off, complexity "
-        + "\(clientComplexity), \(encodeLive ? "encoded live per call" : "input encoded once and replayed"), input "
+        + "\(clientComplexity), \(encodeLive ? "encoded live per call" : "input encoded once and replayed"), "
+        + "playout time-stretch \(clientTimeStretch ? "on" : "off"), input "
         + "\(options["input"] ?? "440 Hz tone"); hold \(hold) s per step after \(settle) s settling")
 
 print(
@@ -119,7 +123,8 @@ print(
         + "\(Int(costModel.codecBoundCallsPerCore)) calls per core for the codec alone")
 
 let generator = LoadGenerator(
-    baseURL: baseURL, token: token, codec: codec, encoderComplexity: clientComplexity, makeSource: makeSource,
+    baseURL: baseURL, token: token, codec: codec, encoderComplexity: clientComplexity, timeStretch: clientTimeStretch,
+    makeSource: makeSource,
     loops: loops, keepFirst: options["output"] != nil)
 
 func fmt(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }

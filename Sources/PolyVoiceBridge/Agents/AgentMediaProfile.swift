@@ -10,7 +10,7 @@ public struct AgentMediaProfile: Sendable, Equatable {
     public var encoderMaxBandwidth: OpusBandwidth?
     /// Whether playout of the caller's audio may time-stretch (accelerate / preemptive expand) to follow
     /// the network's delay. It needs a pitch search on every played frame, the costliest playout step;
-    /// without it the buffer still adapts its target, conceals and flushes, only more abruptly.
+    /// without it the buffer still conceals and flushes, only more abruptly (`maximumStretchRatio` 0).
     public var timeStretch: Bool
 
     public init(encoderComplexity: Int, encoderMaxBandwidth: OpusBandwidth? = nil, timeStretch: Bool) {

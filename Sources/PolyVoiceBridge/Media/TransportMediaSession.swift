@@ -37,6 +37,7 @@ public final class TransportMediaSession: BridgeMediaSession {
         }
         configuration.encoderComplexity = agent.mediaProfile.encoderComplexity
         configuration.encoderMaxBandwidth = agent.mediaProfile.encoderMaxBandwidth
+        if !agent.mediaProfile.timeStretch { configuration.jitterBuffer.maximumStretchRatio = 0 }
         if let advertise = context.advertise {
             configuration.advertisedAddress = TransportAddress(advertise)?.ip ?? IPAddress(advertise)
         }
