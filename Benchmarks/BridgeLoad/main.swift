@@ -20,11 +20,12 @@
 // On a shared machine, give the run its own scheduling group or other sessions' work decides the result:
 //   setsid bash -c 'echo -15 > /proc/self/autogroup; exec nice -n -15 .build/release/BridgeLoad'
 //
-// Usage: BridgeLoad [--quick] [--steps 25,50,100,150,200,250,300] [--hold S] [--settle S] [--client-rate HZ]
+// Usage: BridgeLoad [--quick] [--steps 20,40,60,80,100,150,200,250,300] [--hold S] [--settle S] [--client-rate HZ]
 //                   [--client-loops K] [--client-encode once|live] [--client-complexity N]
 //                   [--client-time-stretch on|off] [--bridge PATH]
 //                   [--input WAV] [--output WAV] [--budget S]
-// The defaults finish within 3 minutes (`make bench`); `--quick` is shorter still (5 s holds, to 200 calls).
+// The defaults finish within 3 minutes (`make bench`); `--quick` is shorter still (5 s holds). The ramp stops
+// at the first saturated step.
 // The last line of the output is `RESULT_JSON {…}`: every step's figures and the maximum N without
 // server-caused loss, for the report script.
 import Foundation
@@ -54,8 +55,10 @@ while let name = arguments.popFirst() {
     options[String(name.dropFirst(2))] = value
 }
 let quick = options["quick"] != nil
-let steps = (options["steps"] ?? (quick ? "50,100,150,200" : "25,50,100,150,200,250,300")).split(separator: ",")
-    .compactMap { Int($0) }
+let steps = (options["steps"] ?? (quick ? "20,40,60,80,100,150,200" : "20,40,60,80,100,150,200,250,300")).split(
+    separator: ","
+)
+.compactMap { Int($0) }
 let hold = Double(options["hold"] ?? (quick ? "5" : "8")) ?? 8
 let settle = Double(options["settle"] ?? "2") ?? 2
 let budget = Double(options["budget"] ?? (quick ? "150" : "170")) ?? 170
