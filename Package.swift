@@ -88,6 +88,9 @@ let package = Package(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),
         .executableTarget(
+            name: "JitterBench", dependencies: ["PolyMedia", "PolyAudio", "PolyCore", "CSRTPBench"],
+            path: "Benchmarks/JitterBench"),
+        .executableTarget(
             name: "ConnectBench", dependencies: ["PolyVoice", "InteropSupport"], path: "Benchmarks/ConnectBench"),
     ]
 )

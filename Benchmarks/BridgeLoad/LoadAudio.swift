@@ -1,6 +1,65 @@
-// The load generator's audio ends: a looped input (tone or WAV) and a sink that only counts.
+// The load generator's audio ends: a looped input (tone or WAV), encoded once for all calls, and a sink
+// that only counts.
 import PolyAudio
+import PolyVoice
 import Synchronization
+
+/// The input encoded once with the calls' codec settings: every call replays these payloads, so the
+/// generator runs no encoder per call.
+struct EncodedInput: Sendable {
+    /// Each frame's payload, back to back in `bytes`.
+    let bytes: [UInt8]
+    let ranges: [Range<Int>]
+
+    init(samples: [Int16], codec: CodecSettings, complexity: Int) throws {
+        let encoder = try OpusEncoder(
+            OpusEncoderSettings(
+                sampleRate: codec.sampleRate, channels: codec.channels,
+                frameDuration: .milliseconds(Int64(codec.frameMilliseconds)), bitrate: codec.bitrate,
+                vbr: codec.variableBitrate, complexity: complexity, inbandFEC: codec.forwardErrorCorrection,
+                dtx: codec.discontinuousTransmission))
+        let frame = codec.samplesPerFrame * codec.channels
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        var start = 0
+        while start + frame <= samples.count {
+            let payload = try encoder.encode(Array(samples[start..<start + frame]))
+            ranges.append(bytes.count..<bytes.count + payload.count)
+            bytes += payload
+            start += frame
+        }
+        self.bytes = bytes
+        self.ranges = ranges
+    }
+}
+
+/// Replays `EncodedInput` in a loop, one payload per tick, without allocating.
+final class EncodedLoopSource: EncodedFrameSource {
+    let name = "load input (encoded once)"
+    let endOfStream = false
+    private let input: EncodedInput
+    private let position = Atomic<Int>(0)
+
+    init(input: EncodedInput, offset: Int) {
+        self.input = input
+        position.store(offset % input.ranges.count, ordering: .relaxed)
+    }
+
+    func withNextPayload(_ body: (UnsafeRawBufferPointer) -> Void) {
+        let index = position.load(ordering: .relaxed)
+        position.store(index + 1 == input.ranges.count ? 0 : index + 1, ordering: .relaxed)
+        let range = input.ranges[index]
+        input.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// Not used: the transport takes the payloads.
+    func read(into frame: UnsafeMutableBufferPointer<Int16>) -> Int {
+        frame.update(repeating: 0)
+        return frame.count
+    }
+
+    func close() {}
+}
 
 /// Plays `samples` in a loop, one frame per tick, without allocating.
 final class LoopingSource: AudioFrameSource {

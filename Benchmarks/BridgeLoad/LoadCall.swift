@@ -1,6 +1,7 @@
 // One call of the load generator: the real client stack (BridgeClient REST, EventsSocket, MediaTransport
 // with ICE, DTLS, SRTP, Opus) against the bridge's echo agent.
 import Foundation
+import PolyAudio
 import PolyCore
 import PolyMedia
 import PolyNet
@@ -41,7 +42,8 @@ final class LoadCall: Sendable {
 
     /// Provisions, connects, opens the events socket, waits for media, pulls the agent's line.
     static func start(
-        baseURL: URL, token: String, codec: CodecSettings, input: [Int16], index: Int, loop: EventLoop, keep: Bool
+        baseURL: URL, token: String, codec: CodecSettings, encoderComplexity: Int, timeStretch: Bool,
+        source: any AudioFrameSource, index: Int, loop: EventLoop, keep: Bool
     ) async throws -> LoadCall {
         let client = BridgeClient(configuration: .init(baseURL: baseURL, webCallingToken: token))
         let call = try await client.provision(mode: "echo")
@@ -50,9 +52,11 @@ final class LoadCall: Sendable {
         var configuration = MediaEndpointConfiguration(
             role: .client, codec: codec, certificate: try DTLSCertificate.shared())
         configuration.cname = "load-\(index)"
+        configuration.encoderComplexity = encoderComplexity
+        if !timeStretch { configuration.jitterBuffer.maximumStretchRatio = 0 }
         let transport = try MediaTransport(
             configuration: configuration, loop: loop,
-            source: LoopingSource(samples: input, offset: index * 97), sink: sink,
+            source: source, sink: sink,
             onEvent: { event in if event == .connected { connected.flag.store(true, ordering: .relaxed) } })
         do {
             let answer = try await client.connect(offerSDP: try await transport.createOffer())

@@ -1,5 +1,6 @@
 // Starts calls in batches for the ramp.
 import Foundation
+import PolyAudio
 import PolyNet
 import PolyVoice
 
@@ -8,7 +9,12 @@ struct LoadGenerator: Sendable {
     var baseURL: URL
     var token: String
     var codec: CodecSettings
-    var input: [Int16]
+    /// The client endpoints' settings besides the codec: encoder complexity (live encoding only).
+    var encoderComplexity: Int
+    /// Whether the calls' playout may time-stretch (off by default: the pitch search is the costliest step).
+    var timeStretch: Bool
+    /// Call `index`'s input (the looped file or tone, encoded once or live).
+    var makeSource: @Sendable (_ index: Int) -> any AudioFrameSource
     var loops: [EventLoop]
     /// Call 0 keeps its received audio (for `--output`).
     var keepFirst: Bool
@@ -35,7 +41,8 @@ struct LoadGenerator: Sendable {
     private func startCall(_ index: Int) async -> LoadCall? {
         do {
             return try await LoadCall.start(
-                baseURL: baseURL, token: token, codec: codec, input: input, index: index,
+                baseURL: baseURL, token: token, codec: codec, encoderComplexity: encoderComplexity,
+                timeStretch: timeStretch, source: makeSource(index), index: index,
                 loop: loops[index % loops.count], keep: keepFirst && index == 0)
         } catch {
             print("  call \(index) failed: \(error)")

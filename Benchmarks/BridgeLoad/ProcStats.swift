@@ -2,10 +2,12 @@
 // and how busy the whole machine is (other processes compete for the same 2 cores).
 import Foundation
 
-/// CPU ticks (USER_HZ) of one process: total and per thread.
+/// CPU ticks (USER_HZ) of one process: total and per thread; and how long its threads waited for a CPU.
 struct ProcessCPU {
     var total: Double
     var threads: [Int: Double]
+    /// Nanoseconds each thread spent runnable but waiting on a run queue (`/proc/PID/task/TID/schedstat`).
+    var waits: [Int: Double] = [:]
 
     static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 
@@ -13,10 +15,27 @@ struct ProcessCPU {
     static func read(pid: Int32) -> ProcessCPU {
         var threads: [Int: Double] = [:]
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var waits: [Int: Double] = [:]
         for task in tasks {
-            if let tid = Int(task), let ticks = ticks(of: "/proc/\(pid)/task/\(task)/stat") { threads[tid] = ticks }
+            guard let tid = Int(task) else { continue }
+            if let ticks = ticks(of: "/proc/\(pid)/task/\(task)/stat") { threads[tid] = ticks }
+            if let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8) {
+                let fields = text.split(separator: " ")
+                if fields.count >= 2, let wait = Double(fields[1]) { waits[tid] = wait }
+            }
         }
-        return ProcessCPU(total: ticks(of: "/proc/\(pid)/stat") ?? 0, threads: threads)
+        return ProcessCPU(total: ticks(of: "/proc/\(pid)/stat") ?? 0, threads: threads, waits: waits)
+    }
+
+    /// Run-queue waiting since `earlier` of the thread that used the most CPU, in seconds: a loop thread
+    /// that waits about as long as it runs is starved by other processes, not short of work capacity.
+    func busiestThreadWait(since earlier: ProcessCPU) -> Double {
+        guard
+            let busiest = threads.max(by: { a, b in
+                a.value - (earlier.threads[a.key] ?? 0) < b.value - (earlier.threads[b.key] ?? 0)
+            })?.key
+        else { return 0 }
+        return ((waits[busiest] ?? 0) - (earlier.waits[busiest] ?? 0)) / 1e9
     }
 
     /// utime + stime (fields 14 and 15; the command name in parentheses may hold spaces).

@@ -38,6 +38,8 @@ struct StepResult {
     var seconds: Double
     var serverCPU: Double
     var serverLoop: Double
+    /// Seconds the bridge's busiest thread waited for a CPU (other processes had it).
+    var serverLoopWait: Double
     var clientCPU: Double
     var clientLoop: Double
     var machineBusyCores: Double
@@ -64,6 +66,7 @@ struct StepResult {
         self.calls = calls
         seconds = (b.at - a.at).inSeconds
         (serverCPU, serverLoop) = b.server.since(a.server)
+        serverLoopWait = b.server.busiestThreadWait(since: a.server)
         (clientCPU, clientLoop) = b.client.since(a.client)
         machineBusyCores = b.machine.busyCores(since: a.machine)
         load = loadAverage()

@@ -4,9 +4,13 @@
 //
 // What the generator does (it shares the 2 cores with the bridge, so it is kept light): each call is the
 // real client stack (BridgeClient REST, an EventsSocket, MediaTransport with full ICE, DTLS, SRTP), all
-// calls on `--client-loops` event loops (default 1); Opus at `--client-rate` (default 16 kHz; complexity
-// stays the library default 9: CodecSettings does not expose it), FEC off; the input loops (a 440 Hz tone
-// or a WAV); the sink only counts frames and audible ones. The bridge's own media is unchanged.
+// calls on `--client-loops` event loops (default 1). Files in: the input (a 440 Hz tone or a WAV) is Opus
+// encoded once at `--client-rate` (default 16 kHz), FEC off, and every call replays those payloads
+// (`--client-encode live` runs one encoder per call instead, at `--client-complexity`, default 5). Files
+// out: each call's playout (jitter buffer without time-stretch unless `--client-time-stretch on`) goes to a
+// sink that counts frames and audible ones; `--output` keeps call 0's.
+// The bridge runs as shipped: its event loops (one per core, POLYVOICE_EVENT_LOOPS overrides) and the echo
+// agent's server media profile (Opus complexity 1, wideband, no playout time-stretch).
 //
 // Server-caused loss = kernel drops on the bridge's UDP sockets (/proc/net/udp, it did not read in time)
 // + bridge→client sequence gaps not explained by drops on the generator's sockets + packets the bridge's
@@ -16,8 +20,14 @@
 // On a shared machine, give the run its own scheduling group or other sessions' work decides the result:
 //   setsid bash -c 'echo -15 > /proc/self/autogroup; exec nice -n -15 .build/release/BridgeLoad'
 //
-// Usage: BridgeLoad [--steps 25,50,100,150,200,250,300] [--hold S] [--settle S] [--client-rate HZ]
-//                   [--client-loops K] [--bridge PATH] [--input WAV] [--output WAV] [--budget S]
+// Usage: BridgeLoad [--quick] [--steps 20,40,60,80,100,150,200,250,300] [--hold S] [--settle S] [--client-rate HZ]
+//                   [--client-loops K] [--client-encode once|live] [--client-complexity N]
+//                   [--client-time-stretch on|off] [--bridge PATH]
+//                   [--input WAV] [--output WAV] [--budget S]
+// The defaults finish within 3 minutes (`make bench`); `--quick` is shorter still (5 s holds). The ramp stops
+// at the first saturated step.
+// The last line of the output is `RESULT_JSON {…}`: every step's figures and the maximum N without
+// server-caused loss, for the report script.
 import Foundation
 import PolyAudio
 import PolyCore
@@ -34,17 +44,28 @@ setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 var options: [String: String] = [:]
 var arguments = CommandLine.arguments.dropFirst()
 while let name = arguments.popFirst() {
+    if name == "--quick" {
+        options["quick"] = "1"
+        continue
+    }
     guard name.hasPrefix("--"), let value = arguments.popFirst() else {
         FileHandle.standardError.write(Data("usage: see the header of Benchmarks/BridgeLoad/main.swift\n".utf8))
         exit(2)
     }
     options[String(name.dropFirst(2))] = value
 }
-let steps = (options["steps"] ?? "25,50,100,150,200,250,300").split(separator: ",").compactMap { Int($0) }
-let hold = Double(options["hold"] ?? "10") ?? 10
+let quick = options["quick"] != nil
+let steps = (options["steps"] ?? (quick ? "20,40,60,80,100,150,200" : "20,40,60,80,100,150,200,250,300")).split(
+    separator: ","
+)
+.compactMap { Int($0) }
+let hold = Double(options["hold"] ?? (quick ? "5" : "8")) ?? 8
 let settle = Double(options["settle"] ?? "2") ?? 2
-let budget = Double(options["budget"] ?? "280") ?? 280
+let budget = Double(options["budget"] ?? (quick ? "150" : "170")) ?? 170
 let clientLoopCount = Int(options["client-loops"] ?? "1") ?? 1
+let encodeLive = options["client-encode"] == "live"
+let clientComplexity = Int(options["client-complexity"] ?? "5") ?? 5
+let clientTimeStretch = options["client-time-stretch"] == "on"
 let bridgePath =
     options["bridge"]
     ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("polyvoice")
@@ -68,6 +89,17 @@ if let path = options["input"] {
 let codec = CodecSettings(sampleRate: clientRate, forwardErrorCorrection: false)
 try codec.validate()
 guard input.count >= codec.samplesPerFrame else { throw BenchError("input shorter than one frame") }
+// What a call's codec work costs here, measured before the bridge starts (see CostModel).
+let costModel = try CostModel.measure(
+    payloads: try EncodedInput(samples: input, codec: codec, complexity: clientComplexity))
+let makeSource: @Sendable (Int) -> any AudioFrameSource
+if encodeLive {
+    let samples = input
+    makeSource = { index in LoopingSource(samples: samples, offset: index * 97) }
+} else {
+    let encoded = try EncodedInput(samples: input, codec: codec, complexity: clientComplexity)
+    makeSource = { index in EncodedLoopSource(input: encoded, offset: index * 7) }
+}
 
 let token = "bridge-load-token-0123456789"
 let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-load-\(getpid()).log").path
@@ -81,12 +113,22 @@ print(
     "BridgeLoad: bridge pid \(bridge.pid) on 127.0.0.1:\(bridge.port), \(ProcessInfo.processInfo.activeProcessorCount) cores"
 )
 print(
-    "client: \(clientLoopCount) event loop(s), Opus \(clientRate) Hz mono 20 ms 32 kbps VBR, FEC off, complexity 9 "
-        + "(library default), input \(options["input"] ?? "440 Hz tone"); hold \(hold) s per step after \(settle) s settling"
-)
+    "client: \(clientLoopCount) event loop(s), Opus \(clientRate) Hz mono 20 ms 32 kbps VBR, FEC off, complexity "
+        + "\(clientComplexity), \(encodeLive ? "encoded live per call" : "input encoded once and replayed"), "
+        + "playout time-stretch \(clientTimeStretch ? "on" : "off"), input "
+        + "\(options["input"] ?? "440 Hz tone"); hold \(hold) s per step after \(settle) s settling")
+
+print(
+    "codec cost per echo call-second on the bridge (this machine, per-thread CPU): playout (jitter buffer + "
+        + "Opus decode 48 kHz) \(String(format: "%.2f", costModel.playoutMs)) ms, encode with the echo agent's "
+        + "server profile \(String(format: "%.2f", costModel.encodeServerProfileMs)) ms (client default complexity 9 "
+        + "fullband: \(String(format: "%.2f", costModel.encodeClientDefaultMs)) ms) → at most "
+        + "\(Int(costModel.codecBoundCallsPerCore)) calls per core for the codec alone")
 
 let generator = LoadGenerator(
-    baseURL: baseURL, token: token, codec: codec, input: input, loops: loops, keepFirst: options["output"] != nil)
+    baseURL: baseURL, token: token, codec: codec, encoderComplexity: clientComplexity, timeStretch: clientTimeStretch,
+    makeSource: makeSource,
+    loops: loops, keepFirst: options["output"] != nil)
 
 func fmt(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
 
@@ -94,10 +136,10 @@ var calls: [LoadCall] = []
 var results: [StepResult] = []
 print("")
 print(
-    "| N | setup s | srv CPU % | srv loop % | srv CPU ms/call-s | cli CPU % | cli loop % | machine busy cores | load1 "
+    "| N | setup s | srv CPU % | srv loop % | srv loop wait % | srv CPU ms/call-s | cli CPU % | cli loop % | machine busy cores | load1 "
         + "| expected pkts | cli sent | srv rx | c→s gaps | srv sock drops | srv tx | cli rx | s→c gaps | cli sock drops "
         + "| srv shortfall | concealed % | audible % | srv-caused loss % | generator |")
-print("|" + String(repeating: "---|", count: 23))
+print("|" + String(repeating: "---|", count: 24))
 fflush(nil)
 for step in steps {
     if (Instant.now() - started).inSeconds + hold + settle + 15 > budget {
@@ -118,6 +160,7 @@ for step in steps {
     let seconds = r.seconds
     print(
         "| \(r.calls) | \(fmt(setup, 1)) | \(fmt(r.serverCPU / seconds * 100)) | \(fmt(r.serverLoop / seconds * 100)) "
+            + "| \(fmt(r.serverLoopWait / seconds * 100)) "
             + "| \(fmt(r.serverCPU * 1000 / (Double(r.calls) * seconds), 3)) | \(fmt(r.clientCPU / seconds * 100)) "
             + "| \(fmt(r.clientLoop / seconds * 100)) | \(fmt(r.machineBusyCores, 2)) | \(fmt(r.load, 1)) "
             + "| \(fmt(r.expected)) | \(fmt(r.clientSent)) | \(fmt(r.serverReceived)) | \(fmt(r.serverLostGaps)) "
@@ -144,6 +187,11 @@ let cleanTrusted = results.filter { $0.serverCausedLoss == 0 && !$0.clientBehind
 print("")
 print("max N with zero server-caused loss: \(clean) (with the generator keeping up too: \(cleanTrusted)); target ≥ 200")
 print("bridge log: \(logFile)")
+let summary = RunSummary(
+    steps: results, nproc: ProcessInfo.processInfo.activeProcessorCount, costModel: costModel)
+print(
+    "bridge CPU per call-second at the largest zero-loss step: "
+        + "\(summary.cpuMsPerCallSecond.map { fmt($0, 3) + " ms" } ?? "n/a")")
 
 if let output = options["output"], let first = calls.first {
     try WAVFile(sampleRate: 48000, layout: .mono, samples: .int16(first.sink.samples))
@@ -152,3 +200,4 @@ if let output = options["output"], let first = calls.first {
 }
 for call in calls { await call.close() }
 bridge.stop()
+print("RESULT_JSON " + summary.json())

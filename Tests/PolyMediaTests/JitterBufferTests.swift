@@ -227,4 +227,23 @@ import Testing
             #expect(checked > 0)
         }
     }
+
+    @Test func zeroStretchRatioTurnsTimeScaleModificationOff() {
+        // Both a rising target (jitter after a quiet start) and a surplus (a burst after a stall) would stretch.
+        var random = SeededRandom(seed: 11)
+        var packets = (0..<300).map { k in
+            TracePacket(index: k, arrivalMs: Double(k) * 20 + 30 + (k < 100 ? 0 : random.unit() * 100))
+        }
+        for k in 200..<210 { packets[k].arrivalMs = 210 * 20 + 30 }
+        var configuration = JitterBufferConfiguration()
+        let stretching = runTrace(packets, durationMs: 6200, configuration: configuration)
+        #expect(stretching.operations.contains(.preemptiveExpand) || stretching.operations.contains(.accelerate))
+        configuration.maximumStretchRatio = 0
+        let run = runTrace(packets, durationMs: 6200, configuration: configuration)
+        #expect(!run.operations.contains(.accelerate))
+        #expect(!run.operations.contains(.preemptiveExpand))
+        #expect(run.statistics.insertedSamplesForDeceleration == 0)
+        #expect(run.statistics.removedSamplesForAcceleration == 0)
+        #expect(run.statistics.jitterBufferEmittedCount >= 250 * 960)
+    }
 }

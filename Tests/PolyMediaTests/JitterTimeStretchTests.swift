@@ -41,4 +41,52 @@ import Testing
         let hiss = (0..<960).map { _ in Int16(random.normal(standardDeviation: 50)) }
         #expect(hiss.withUnsafeBufferPointer { TimeStretcher.stretchLag($0) } != nil)
     }
+
+    /// A voiced buzz (12 harmonics) whose pitch glides from 95 to 330 Hz, with noise, in 20 ms blocks.
+    func glidingVoice(blocks: Int, seed: UInt64) -> [[Int16]] {
+        var random = SeededRandom(seed: seed)
+        var phase = 0.0
+        return (0..<blocks).map { block in
+            (0..<960).map { i in
+                let t = Double(block * 960 + i) / 48000
+                phase += 2 * .pi * (95 + 235 * t / (Double(blocks) * 0.02)) / 48000
+                let buzz = (1...12).reduce(0.0) { $0 + sin(Double($1) * phase) / Double($1) }
+                return Int16(clamping: Int(6000 * buzz + random.normal(standardDeviation: 300)))
+            }
+        }
+    }
+
+    /// The reference: every lag, normalised correlation over one period (the search before decimation).
+    func exhaustiveBestLag(_ x: [Int16]) -> (lag: Int, correlation: Double) {
+        var best = (lag: 0, correlation: -2.0)
+        for lag in TimeStretcher.minimumLag...min(TimeStretcher.maximumLag, x.count / 2) {
+            var (cross, a2, b2) = (0.0, 0.0, 0.0)
+            for i in 0..<lag {
+                let (a, b) = (Double(x[i]), Double(x[i + lag]))
+                cross += a * b
+                a2 += a * a
+                b2 += b * b
+            }
+            let correlation = a2 * b2 > 0 ? cross / (a2 * b2).squareRoot() : 0
+            if correlation > best.correlation { best = (lag, correlation) }
+        }
+        return best
+    }
+
+    @Test func decimatedSearchFindsWhatTheExhaustiveSearchFinds() throws {
+        var agreeing = 0
+        var sameDecision = 0
+        let blocks = glidingVoice(blocks: 100, seed: 4)
+        for block in blocks {
+            let reference = exhaustiveBestLag(block)
+            let fast = try #require(block.withUnsafeBufferPointer { TimeStretcher.bestLag($0) })
+            // The refined correlation is exact, so it can only be lower than the reference's maximum.
+            #expect(fast.correlation <= reference.correlation + 1e-9)
+            if fast.correlation >= reference.correlation - 0.01 { agreeing += 1 }
+            let voiced = TimeStretcher.voicedCorrelation
+            if (fast.correlation >= voiced) == (reference.correlation >= voiced) { sameDecision += 1 }
+        }
+        #expect(agreeing >= 97, "fast search within 0.01 of the exhaustive maximum on \(agreeing)/100 blocks")
+        #expect(sameDecision >= 98, "same voiced/unvoiced decision on \(sameDecision)/100 blocks")
+    }
 }

@@ -6,6 +6,13 @@
 // it from the next packet's FEC, conceal it, or play silence (before the first packet, in DTX, after an outage).
 import PolyCore
 
+/// A buffered packet with its unwrapped timestamp. Not nested in the generic buffer: a concrete element type keeps
+/// the store's array operations specialised (and allocation-free) even where the buffer itself is not.
+private struct Stored {
+    var timestamp: Int64
+    var packet: JitterPacket
+}
+
 /// Adaptive jitter buffer and playout for one incoming audio stream.
 public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private enum Mode: Equatable {
@@ -13,11 +20,6 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         case idle(IdleReason)
     }
     private enum IdleReason: Equatable { case start, dtx, outage, flushed }
-
-    private struct Stored {
-        var timestamp: Int64
-        var packet: JitterPacket
-    }
 
     /// The decoder producing audio (exposed so callers can inspect or reuse it).
     public private(set) var decoder: Decoder
@@ -276,6 +278,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private mutating func stretchIfNeeded(_ block: UnsafeBufferPointer<Int16>) -> (
         count: Int, operation: PlayoutOperation
     ) {
+        guard configuration.maximumStretchRatio > 0 else { return (block.count, .normal) }
         stretchBudget = min(
             stretchBudget + configuration.maximumStretchRatio * Double(block.count), Double(2 * packetSamples))
         let target = Double(samples(targetDelay))

@@ -18,7 +18,11 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     public var outageThreshold: Duration = .milliseconds(300)
     /// After a loss, keep ¾ to one packet of extra delay this long so in-band FEC can be used more often.
     public var fecHoldAfterLoss: Duration = .seconds(10)
-    /// Most of the output that time-scale modification may add or remove (rate limit).
+    /// Most of the output that time-scale modification may add or remove (rate limit). `0` turns time-scale
+    /// modification off entirely: no accelerate or preemptive expand (not even in pauses) and no pitch search, so
+    /// playout costs little more than decoding; the delay then follows the network, corrected only by concealment
+    /// when the buffer runs dry and by flushing to target when it overflows. For consumers that do not need a
+    /// steady low delay, such as a bridge's agents.
     public var maximumStretchRatio: Double = 0.25
     /// More packets than this, or more buffered audio than `maximumDelay` plus one second, flushes to target.
     public var maximumPackets: Int = 200

@@ -54,6 +54,8 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerHeap()
     private var timerWork: [UInt64: @Sendable () -> Void] = [:]
     private var armedDeadline: Instant?
+    /// The shared 20 ms frame clock's listeners and schedule (see EventLoopFrameClock.swift).
+    var frameClock = FrameClockState()
     private let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     private static let wakeupToken: UInt64 = 1
     private static let timerToken: UInt64 = 2
@@ -169,7 +171,7 @@ public final class EventLoop: @unchecked Sendable {
         if isOnLoopThread { body(self) } else { execute { [self] in body(self) } }
     }
 
-    private func takeID() -> UInt64 {
+    func takeID() -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
         nextID += 1

@@ -9,9 +9,24 @@ extension MediaEndpoint {
     /// Encodes and sends one frame (20 ms: 960 samples at 48 kHz mono). Dropped silently until SRTP is
     /// keyed, a pair is selected and a negotiated line lets us send. Muted: encoded silence is sent instead.
     public func sendAudio(_ frame: UnsafeBufferPointer<Int16>, at now: Instant) {
-        guard !isClosed, let srtp, let path = mediaPath, canSend, frame.count == frameSamples else { return }
+        guard !isClosed, srtp != nil, mediaPath != nil, canSend, frame.count == frameSamples else { return }
         let pcm = isMuted ? UnsafeBufferPointer(silence) : frame
         guard let encoded = try? encoder.encode(pcm, into: encodeBuffer), encoded > 0 else { return }
+        sendPayload(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: encodeBuffer[0..<encoded])), at: now)
+    }
+
+    /// Sends one frame that is already an Opus payload of the configured codec settings (a file encoded
+    /// once and replayed, as the load generator does), skipping the encoder. Dropped like `sendAudio`
+    /// until media can flow; muting does not apply (the caller chose the payload).
+    public func sendEncodedAudio(_ payload: UnsafeRawBufferPointer, at now: Instant) {
+        guard !isClosed, srtp != nil, mediaPath != nil, canSend, !payload.isEmpty else { return }
+        sendPayload(payload, at: now)
+    }
+
+    /// RTP header + payload, protected and queued (DTX frames only advance the timestamp).
+    private func sendPayload(_ payload: UnsafeRawBufferPointer, at now: Instant) {
+        guard let srtp, let path = mediaPath else { return }
+        let encoded = payload.count
         if configuration.codec.discontinuousTransmission,
             OpusRTPPayload.isDiscontinuousTransmissionFrame(byteCount: encoded)
         {
@@ -19,7 +34,6 @@ extension MediaEndpoint {
             return
         }
         let header = outgoing.makeHeader(samples: timestampIncrement)
-        let payload = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: encodeBuffer[0..<encoded]))
         let length = packetBuffer.withUnsafeMutableBytes { buffer -> Int? in
             guard let written = try? header.write(payload: payload, into: buffer) else { return nil }
             return try? srtp.protectRTP(buffer, length: written)

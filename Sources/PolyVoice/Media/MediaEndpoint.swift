@@ -102,7 +102,9 @@ public final class MediaEndpoint {
                 OpusEncoderSettings(
                     sampleRate: codec.sampleRate, channels: codec.channels,
                     frameDuration: .milliseconds(Int64(codec.frameMilliseconds)), bitrate: codec.bitrate,
-                    vbr: codec.variableBitrate, inbandFEC: codec.forwardErrorCorrection, packetLossPercent: 0,
+                    vbr: codec.variableBitrate, complexity: configuration.encoderComplexity,
+                    maxBandwidth: configuration.encoderMaxBandwidth, inbandFEC: codec.forwardErrorCorrection,
+                    packetLossPercent: 0,
                     dtx: codec.discontinuousTransmission))
             var jitterConfiguration = configuration.jitterBuffer
             jitterConfiguration.sampleRate = 48_000

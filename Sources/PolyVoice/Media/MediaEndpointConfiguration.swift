@@ -1,4 +1,5 @@
 // How one call's media endpoint behaves: which side it plays, codec, certificate, servers, timers.
+import PolyAudio
 import PolyCore
 import PolyMedia
 import PolyNet
@@ -39,6 +40,12 @@ public struct MediaEndpointConfiguration: Sendable {
     public var rtcpInterval: Duration = .seconds(1)
     /// The CNAME in RTCP SDES and `a=ssrc`.
     public var cname = "polyvoice"
+    /// Opus encoder complexity, 0...10 (libopus's default 9 suits one call on a client). Lower values cost
+    /// less CPU per frame at a small quality loss: servers encoding many calls (the bridge's agents) use less.
+    public var encoderComplexity = 9
+    /// The widest audio band the encoder may code (nil: as the bitrate allows, fullband at 32 kbps). Wideband
+    /// (8 kHz audio, SILK only) saves the CELT layer's CPU on a server; PESQ-WB and STOI measure no more.
+    public var encoderMaxBandwidth: OpusBandwidth?
     /// Jitter buffer tunables; the sample rate is forced to 48 kHz and `frameSamples` to 10 ms (480).
     public var jitterBuffer = JitterBufferConfiguration()
 

@@ -1,5 +1,5 @@
 // The I/O shell of one call's media: UDP sockets, the shared event loop, a timer at the endpoint's next
-// deadline and a 20 ms audio clock around a sans-IO MediaEndpoint.
+// deadline and the loop's 20 ms frame clock around a sans-IO MediaEndpoint.
 import PolyAudio
 import PolyCore
 import PolyMedia
@@ -8,19 +8,21 @@ import PolyNet
 /// Runs one `MediaEndpoint` on an `EventLoop` (all calls of a process share `EventLoop.shared`).
 ///
 /// One UDP socket per local address (port 0), or an injected `MediaDatagramLink` (a bridge's shared port)
-/// instead of sockets of its own. Every 20 ms the audio clock reads a frame from `source`,
+/// instead of sockets of its own. Every 20 ms the loop's frame clock (one for all calls on the loop, see
+/// `EventLoop.addFrameListener`) reads a frame from `source`,
 /// sends it, pulls 20 ms of playout and writes it to `sink` (file audio is paced in real time by this
 /// clock). Events reach `onEvent` on the loop thread, in order. The signaling-facing methods may be called
 /// from any thread or task: they hop onto the loop and return there.
 ///
 /// Sendable: every mutable member is touched on the loop thread only (checked by `assertOnLoop`).
-public final class MediaTransport: @unchecked Sendable {
+public final class MediaTransport: FrameClockListener, @unchecked Sendable {
     /// Called on the loop thread for every event of the endpoint.
     public typealias EventHandler = @Sendable (MediaEvent) -> Void
 
     public let loop: EventLoop
     private let endpoint: MediaEndpoint
     private let source: (any AudioFrameSource)?
+    private let encodedSource: (any EncodedFrameSource)?
     private let sink: (any AudioFrameSink)?
     private let onEvent: EventHandler
     /// Datagrams go through this instead of `sockets` when set.
@@ -30,8 +32,7 @@ public final class MediaTransport: @unchecked Sendable {
     private var sockets: [UDPSocket] = []
     private var registrations: [EventLoop.Registration] = []
     private var timer: (timer: EventLoop.Timer, deadline: Instant)?
-    private var audioTimer: EventLoop.Timer?
-    private var nextTick: Instant?
+    private var clockSubscription: FrameClockSubscription?
     private var linkUfrag: String?
     private var gatheringWaiters: [CheckedContinuation<String, any Error>] = []
     private var closed = false
@@ -39,7 +40,7 @@ public final class MediaTransport: @unchecked Sendable {
     private var playFrame: [Int16]
 
     /// The frame the audio clock moves per tick.
-    public static let frameDuration: Duration = .milliseconds(20)
+    public static let frameDuration: Duration = EventLoop.framePeriod
 
     /// Binds one socket per address in `localIPs` (port 0), registers them on `loop` and starts gathering
     /// and the audio clock. Throws if the endpoint cannot be set up or no socket binds.
@@ -85,6 +86,7 @@ public final class MediaTransport: @unchecked Sendable {
         self.link = link
         endpoint = try MediaEndpoint(configuration: configuration)
         self.source = source
+        encodedSource = source as? any EncodedFrameSource
         self.sink = sink
         self.onEvent = onEvent
         let samples = configuration.codec.samplesPerFrame * configuration.codec.channels
@@ -289,12 +291,18 @@ public final class MediaTransport: @unchecked Sendable {
         for waiter in waiters { offerWhenGathered(waiter) }
     }
 
+    /// Keeps a timer at or before the endpoint's next deadline. A timer already armed earlier is kept (an
+    /// early timeout is harmless: the endpoint acts on what is due and the timer is re-armed), because the
+    /// stall deadline moves with every received packet and re-arming per packet costs more than the
+    /// packet's other work.
     private func armTimer() {
-        let deadline = endpoint.nextDeadline()
-        if let timer, timer.deadline == deadline { return }
+        guard let deadline = endpoint.nextDeadline() else {
+            if let timer { loop.cancel(timer.timer) }
+            timer = nil
+            return
+        }
+        if let timer, timer.deadline <= deadline { return }
         if let timer { loop.cancel(timer.timer) }
-        timer = nil
-        guard let deadline else { return }
         let scheduled = loop.schedule(at: deadline) { [weak self] in
             guard let self else { return }
             self.timer = nil
@@ -305,35 +313,21 @@ public final class MediaTransport: @unchecked Sendable {
     }
 
     private func startAudioClock() {
-        nextTick = Instant.now() + Self.frameDuration
-        scheduleTick()
+        clockSubscription = loop.addFrameListener(self)
     }
 
-    /// Arms the clock at the next frame's ideal time, but when behind no sooner than 2 ms from now: the
-    /// loop then reads the sockets between catch-up ticks, so a late burst of sends is not played out
-    /// by the far end (on the same loop) before its packets were even received.
-    private func scheduleTick() {
-        guard let nextTick, !closed else { return }
-        let earliest = Instant.now() + .milliseconds(2)
-        audioTimer = loop.schedule(at: max(nextTick, earliest)) { [weak self] in self?.tick() }
-    }
-
-    /// One 20 ms step of the audio clock: send a frame, play a frame. The ideal times advance by exactly
-    /// 20 ms so the pace does not drift; after a stall of more than 200 ms the clock restarts from now.
-    private func tick() {
-        guard !closed, let scheduled = nextTick else { return }
-        let now = Instant.now()
-        if let source {
+    /// One 20 ms step of the loop's frame clock: send a frame, play a frame.
+    public func frameTick(at now: Instant) {
+        guard !closed else { return }
+        if let encodedSource {
+            encodedSource.withNextPayload { endpoint.sendEncodedAudio($0, at: now) }
+        } else if let source {
             _ = sendFrame.withUnsafeMutableBufferPointer { source.read(into: $0) }
             sendFrame.withUnsafeBufferPointer { endpoint.sendAudio($0, at: now) }
         }
         playFrame.withUnsafeMutableBufferPointer { endpoint.pullPlayout(into: $0, at: now) }
         if let sink { playFrame.withUnsafeBufferPointer { sink.write($0) } }
         drain()
-        var next = scheduled + Self.frameDuration
-        if now - next > .milliseconds(200) { next = now + Self.frameDuration }
-        nextTick = next
-        scheduleTick()
     }
 
     private func shutDown() {
@@ -342,9 +336,9 @@ public final class MediaTransport: @unchecked Sendable {
         drain()
         closed = true
         if let timer { loop.cancel(timer.timer) }
-        if let audioTimer { loop.cancel(audioTimer) }
+        if let clockSubscription { loop.removeFrameListener(clockSubscription) }
         timer = nil
-        audioTimer = nil
+        clockSubscription = nil
         for registration in registrations { loop.unregister(registration) }
         for socket in sockets { socket.close() }
         link?.close()

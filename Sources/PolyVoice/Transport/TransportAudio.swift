@@ -1,5 +1,5 @@
-// Small audio ends for the media shell's 20 ms clock: a one-shot sample source, a recording sink, and
-// an echo agent's loop (what is played out is sent back).
+// Small audio ends for the media shell's 20 ms clock: a one-shot sample source, a recording sink, an
+// echo agent's loop (what is played out is sent back), and sources of frames encoded ahead of time.
 import PolyAudio
 import Synchronization
 
@@ -67,4 +67,12 @@ public final class EchoAudio: AudioFrameSource, AudioFrameSink {
     }
 
     public func close() {}
+}
+
+/// A source whose frames are already Opus payloads of the call's codec settings (a file encoded once and
+/// replayed, as a load generator does): the transport sends them as they are, skipping the encoder.
+/// `read(into:)` is not used by the transport for such a source.
+public protocol EncodedFrameSource: AudioFrameSource {
+    /// Calls `body` with the next frame's payload (empty: nothing to send this tick). On the loop thread.
+    func withNextPayload(_ body: (UnsafeRawBufferPointer) -> Void)
 }

@@ -37,6 +37,13 @@ public protocol BridgeAgent: AnyObject {
     func pollEvent() -> AgentEvent?
     /// The call ended: write recordings and timelines.
     func finish(at now: Instant) throws
+    /// The media this agent needs (read once, when the call's media is set up).
+    var mediaProfile: AgentMediaProfile { get }
+}
+
+extension BridgeAgent {
+    /// By default an agent gets a client's media (`AgentMediaProfile.standard`).
+    public var mediaProfile: AgentMediaProfile { .standard }
 }
 
 extension BridgeAgent {

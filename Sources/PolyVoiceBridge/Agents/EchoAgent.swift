@@ -6,11 +6,14 @@ public final class EchoAgent: BridgeAgent {
     private var ring: [Int16]
     private var position = 0
     private let recorder: CallRecorder?
+    public let mediaProfile: AgentMediaProfile
 
-    /// `delayMilliseconds` is rounded to whole samples at 48 kHz.
-    public init(delayMilliseconds: Int = 0, recorder: CallRecorder? = nil) {
+    /// `delayMilliseconds` is rounded to whole samples at 48 kHz. The media profile defaults to the
+    /// server's (`AgentMediaProfile.server`: cheaper encoder, no playout time-stretch).
+    public init(delayMilliseconds: Int = 0, recorder: CallRecorder? = nil, mediaProfile: AgentMediaProfile = .server) {
         ring = [Int16](repeating: 0, count: max(0, delayMilliseconds) * AgentAudio.sampleRate / 1000)
         self.recorder = recorder
+        self.mediaProfile = mediaProfile
     }
 
     public func process(

@@ -1,6 +1,7 @@
 // The real media of a bridge call: PolyVoice's MediaTransport (ICE-lite, DTLS, SRTP, Opus) with the
-// call's agent as its audio source and sink. One UDP socket per call on the shared event loop, or a link
-// through the bridge's shared media port.
+// call's agent as its audio source and sink. One UDP socket per call, calls spread round-robin over one
+// event loop per core (`EventLoopGroup.shared`); or a link through the bridge's shared media port (whose
+// one loop then carries all its calls).
 import PolyCore
 import PolyMedia
 import PolyNet
@@ -37,6 +38,9 @@ public final class TransportMediaSession: BridgeMediaSession {
         } catch {
             throw .unavailable("DTLS certificate: \(error)")
         }
+        configuration.encoderComplexity = agent.mediaProfile.encoderComplexity
+        configuration.encoderMaxBandwidth = agent.mediaProfile.encoderMaxBandwidth
+        if !agent.mediaProfile.timeStretch { configuration.jitterBuffer.maximumStretchRatio = 0 }
         if let advertise = context.advertise {
             let mapped = TransportAddress(advertise)
             configuration.advertisedAddress = mapped?.ip ?? IPAddress(advertise)
@@ -61,8 +65,8 @@ public final class TransportMediaSession: BridgeMediaSession {
                     onEvent: onEvent)
             } else {
                 transport = try MediaTransport(
-                    configuration: configuration, localIPs: [localIP], source: driver, sink: driver,
-                    onEvent: onEvent)
+                    configuration: configuration, localIPs: [localIP], loop: EventLoopGroup.shared.next(),
+                    source: driver, sink: driver, onEvent: onEvent)
             }
         } catch {
             throw .unavailable("\(error)")

@@ -1,0 +1,78 @@
+// What one echo call's media costs the bridge per call-second, part by part, measured in this process
+// before the ramp (per-thread CPU time, so other processes' load inflates it less than wall time): the
+// payloads the generator sends are played out (jitter buffer + Opus decode at 48 kHz) and encoded again
+// with the echo agent's server profile. What the load steps measure beyond these is the rest (SRTP,
+// sockets, RTCP, the loop). Also the encoder at the client's default, to show what the profile saves.
+import Foundation
+import PolyAudio
+import PolyCore
+import PolyMedia
+
+struct CostModel: Encodable {
+    /// Milliseconds of CPU per call-second (50 frames).
+    var playoutMs: Double
+    var encodeServerProfileMs: Double
+    var encodeClientDefaultMs: Double
+    /// Calls one core could carry if playout and the server encode were all a call cost.
+    var codecBoundCallsPerCore: Double
+
+    static func measure(payloads: EncodedInput, frames: Int = 400) throws -> CostModel {
+        var configuration = JitterBufferConfiguration()
+        configuration.frameSamples = 480
+        configuration.maximumStretchRatio = 0  // the echo agent's server profile plays out without time-stretch
+        var jitter = JitterBuffer(
+            decoder: try OpusDecoder(sampleRate: 48_000, channels: 1), configuration: configuration)
+        var output = [Int16](repeating: 0, count: 480)
+        let playout = cpuSeconds {
+            for index in 0..<frames {
+                let now = Instant.milliseconds(Int64(index) * 20)
+                let range = payloads.ranges[index % payloads.ranges.count]
+                jitter.insert(
+                    JitterPacket(
+                        sequence: UInt16(truncatingIfNeeded: index), timestamp: UInt32(index * 960), ssrc: 1,
+                        marker: index == 0, payload: Array(payloads.bytes[range]), arrival: now), at: now)
+                output.withUnsafeMutableBufferPointer { _ = jitter.pull(at: now, into: $0) }
+                output.withUnsafeMutableBufferPointer { _ = jitter.pull(at: now + .milliseconds(10), into: $0) }
+            }
+        }
+        let tone = (0..<960 * 50).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
+        func encode(complexity: Int, bandwidth: OpusBandwidth?) throws -> Double {
+            let encoder = try OpusEncoder(
+                OpusEncoderSettings(
+                    sampleRate: 48_000, channels: 1, complexity: complexity, maxBandwidth: bandwidth, inbandFEC: true,
+                    packetLossPercent: 0))
+            let packet = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1500)
+            defer { packet.deallocate() }
+            return cpuSeconds {
+                tone.withUnsafeBufferPointer { samples in
+                    for index in 0..<frames {
+                        let start = (index % 50) * 960
+                        _ = try? encoder.encode(
+                            UnsafeBufferPointer(rebasing: samples[start..<start + 960]), into: packet)
+                    }
+                }
+            }
+        }
+        let server = try encode(complexity: 1, bandwidth: .wideband)
+        let client = try encode(complexity: 9, bandwidth: nil)
+        let perCallSecond = 50.0 / Double(frames) * 1000
+        let model = CostModel(
+            playoutMs: playout * perCallSecond, encodeServerProfileMs: server * perCallSecond,
+            encodeClientDefaultMs: client * perCallSecond, codecBoundCallsPerCore: 0)
+        var bounded = model
+        bounded.codecBoundCallsPerCore = 1000 / (model.playoutMs + model.encodeServerProfileMs)
+        return bounded
+    }
+
+    /// CPU time of the calling thread spent in `body`.
+    private static func cpuSeconds(_ body: () throws -> Void) rethrows -> Double {
+        func now() -> Double {
+            var time = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        }
+        let start = now()
+        try body()
+        return now() - start
+    }
+}

@@ -1,0 +1,150 @@
+// JitterBench: CPU cost of the adaptive jitter buffer's playout per 20 ms of audio, against decoding the same
+// packets with Opus alone in the same process (the floor every playout pays), and heap allocations per frame
+// (counted process-wide by the allocator interposer in Benchmarks/CSRTPBench).
+//
+// Workloads, in virtual time with 10 ms pulls:
+//   steady      packets every 20 ms: normal playout
+//   accelerate  the sender's clock runs 20% fast, so the buffer is above target and compresses (accelerate)
+//   expand      the sender's clock runs 20% slow, so the buffer stretches (preemptive expand) and conceals (expand)
+//   no-tsm      the accelerate workload with time-scale modification off (maximumStretchRatio = 0)
+// Times are per-thread CPU time (the machine is shared), the minimum over rounds.
+import CSRTPBench
+import Foundation
+import PolyAudio
+import PolyCore
+import PolyMedia
+
+let packetCount = 500  // 10 s of distinct packets, reused cyclically
+let framesPerRound = 1500  // 30 s of playout per round
+let rounds = 5
+
+/// A voiced buzz with a gliding pitch, syllable-rate loudness and pauses: both voiced and quiet blocks occur,
+/// so every branch of the playout decision (pitch search, quiet shortcut) is exercised.
+func voice(seconds: Double) -> [Int16] {
+    var phase = 0.0
+    return (0..<Int(seconds * 48000)).map { index in
+        let time = Double(index) / 48000
+        let pitch = 140 + 60 * sin(2 * .pi * 0.3 * time)
+        phase += 2 * .pi * pitch / 48000
+        let syllable = max(0, sin(2 * .pi * 2.5 * time))
+        let pause = (time.truncatingRemainder(dividingBy: 3)) > 2.4 ? 0.0 : 1.0
+        let buzz = (1...12).reduce(0.0) { $0 + sin(Double($1) * phase) / Double($1) }
+        return Int16(clamping: Int(7000 * syllable * pause * buzz))
+    }
+}
+
+func threadCPUNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}
+
+let speech = voice(seconds: Double(packetCount) * 0.02)
+let encoder = try OpusEncoder(OpusEncoderSettings(bitrate: 32000, inbandFEC: true, packetLossPercent: 5))
+let payloads: [[UInt8]] = try (0..<packetCount).map { k in
+    try encoder.encode(Array(speech[(k * 960)..<((k + 1) * 960)]))
+}
+
+let countedOperations: [PlayoutOperation] = [.normal, .accelerate, .preemptiveExpand, .expand, .merge]
+
+struct Measurement {
+    var nanosecondsPerFrame = Double.infinity
+    var allocationsPerFrame = Double.infinity
+    var operations: [PlayoutOperation: Int] = [:]
+}
+
+/// Opus alone: decode every packet once per 20 ms frame.
+func measureDecode() throws -> Measurement {
+    var result = Measurement()
+    let decoder = try OpusDecoder(sampleRate: 48000, channels: 1)
+    var pcm = [Int16](repeating: 0, count: 960)
+    var checksum = 0
+    for _ in 0..<rounds {
+        let allocations = csb_allocation_count()
+        let start = threadCPUNanoseconds()
+        try pcm.withUnsafeMutableBufferPointer { output in
+            for frame in 0..<framesPerRound {
+                let n = try payloads[frame % packetCount].withUnsafeBufferPointer {
+                    try decoder.decode($0, into: output)
+                }
+                checksum &+= n &+ Int(output[n / 2])
+            }
+        }
+        let elapsed = threadCPUNanoseconds() - start
+        result.nanosecondsPerFrame = min(result.nanosecondsPerFrame, Double(elapsed) / Double(framesPerRound))
+        result.allocationsPerFrame = min(
+            result.allocationsPerFrame, Double(csb_allocation_count() - allocations) / Double(framesPerRound))
+    }
+    if checksum == 42 { print("") }  // keeps the decode observable
+    return result
+}
+
+/// Playout through a JitterBuffer with packets sent every `sendIntervalMs` of the receiver's clock.
+func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfiguration) throws -> Measurement {
+    var result = Measurement()
+    let packets = (0..<(framesPerRound + 50)).map { k in
+        JitterPacket(
+            sequence: UInt16(truncatingIfNeeded: k), timestamp: UInt32(truncatingIfNeeded: k * 960), ssrc: 0xbe4c,
+            marker: k == 0, payload: payloads[k % packetCount],
+            arrival: Instant(nanoseconds: Int64((Double(k) * sendIntervalMs + 40) * 1e6)))
+    }
+    var frame = [Int16](repeating: 0, count: 480)
+    for _ in 0..<rounds {
+        var buffer = JitterBuffer(
+            decoder: try OpusDecoder(sampleRate: 48000, channels: 1), configuration: configuration)
+        var counts = [Int](repeating: 0, count: countedOperations.count)  // an array: counting never allocates
+        var next = 0
+        let allocations = csb_allocation_count()
+        let start = threadCPUNanoseconds()
+        frame.withUnsafeMutableBufferPointer { output in
+            for pull in 0..<(2 * framesPerRound) {
+                let now = Instant(nanoseconds: Int64(pull) * 10_000_000)
+                while next < packets.count, packets[next].arrival <= now {
+                    buffer.insert(packets[next], at: packets[next].arrival)
+                    next += 1
+                }
+                let operation = buffer.pull(at: now, into: output)
+                if let index = countedOperations.firstIndex(of: operation) { counts[index] += 1 }
+            }
+        }
+        let elapsed = threadCPUNanoseconds() - start
+        result.nanosecondsPerFrame = min(result.nanosecondsPerFrame, Double(elapsed) / Double(framesPerRound))
+        result.allocationsPerFrame = min(
+            result.allocationsPerFrame, Double(csb_allocation_count() - allocations) / Double(framesPerRound))
+        result.operations = Dictionary(uniqueKeysWithValues: zip(countedOperations, counts))
+    }
+    return result
+}
+
+precondition(csb_allocation_count() > 0, "allocation counter inactive")
+let decode = try measureDecode()
+var noStretch = JitterBufferConfiguration()
+noStretch.maximumStretchRatio = 0
+let workloads: [(String, Double, JitterBufferConfiguration)] = [
+    ("steady", 20, JitterBufferConfiguration()), ("accelerate", 20 / 1.2, JitterBufferConfiguration()),
+    ("expand", 20 * 1.2, JitterBufferConfiguration()), ("no-tsm", 20 / 1.2, noStretch),
+]
+print("JitterBench: ns of thread CPU per 20 ms playout frame (48 kHz mono Opus 32 kbps), min of \(rounds) rounds")
+print("  opus decode alone: \(Int(decode.nanosecondsPerFrame)) ns/frame, allocs/frame \(decode.allocationsPerFrame)")
+print("  workload     ns/frame   x decode  allocs/frame  accel  pre-exp  expand  normal  (10 ms pulls)")
+var json: [String] = [
+    "\"bench\": \"JitterBench\"", "\"opus_decode_ns_per_frame\": \(Int(decode.nanosecondsPerFrame))",
+]
+for (name, interval, configuration) in workloads {
+    let m = try measurePlayout(sendIntervalMs: interval, configuration: configuration)
+    let ratio = m.nanosecondsPerFrame / decode.nanosecondsPerFrame
+    let ops = m.operations
+    print(
+        "  \(name.padding(toLength: 11, withPad: " ", startingAt: 0))"
+            + String(
+                format: " %9.0f  %9.2f  %12.3f  %5d  %7d  %6d  %6d", m.nanosecondsPerFrame, ratio,
+                m.allocationsPerFrame, ops[.accelerate] ?? 0, ops[.preemptiveExpand] ?? 0, ops[.expand] ?? 0,
+                ops[.normal] ?? 0))
+    json.append(
+        "\"\(name)\": {\"ns_per_frame\": \(Int(m.nanosecondsPerFrame)), "
+            + "\"ratio_vs_decode\": \(String(format: "%.3f", ratio)), "
+            + "\"allocs_per_frame\": \(String(format: "%.3f", m.allocationsPerFrame)), "
+            + "\"accelerate\": \(ops[.accelerate] ?? 0), \"preemptive_expand\": \(ops[.preemptiveExpand] ?? 0), "
+            + "\"expand\": \(ops[.expand] ?? 0)}")
+}
+print("RESULT_JSON {" + json.joined(separator: ", ") + "}")
