@@ -102,7 +102,8 @@ public final class MediaEndpoint {
                 OpusEncoderSettings(
                     sampleRate: codec.sampleRate, channels: codec.channels,
                     frameDuration: .milliseconds(Int64(codec.frameMilliseconds)), bitrate: codec.bitrate,
-                    vbr: codec.variableBitrate, inbandFEC: codec.forwardErrorCorrection, packetLossPercent: 0,
+                    vbr: codec.variableBitrate, inbandFEC: codec.forwardErrorCorrection,
+                    packetLossPercent: codec.forwardErrorCorrection ? codec.expectedLossPercent : 0,
                     dtx: codec.discontinuousTransmission))
             var jitterConfiguration = configuration.jitterBuffer
             jitterConfiguration.sampleRate = 48_000
@@ -123,7 +124,9 @@ public final class MediaEndpoint {
         sessionID = random.next() >> 2
         rtcp = RTCPReportScheduler(
             minimumInterval: configuration.rtcpInterval, random: SeededRandom(seed: random.next()), start: .zero)
-        lossHint = LossHint(cap: configuration.maximumLossHintPercent)
+        lossHint = LossHint(
+            cap: configuration.maximumLossHintPercent,
+            initial: codec.forwardErrorCorrection ? codec.expectedLossPercent : 0)
         self.random = random
         encodeBuffer = .allocate(capacity: 1500)
         encodeBuffer.initialize(repeating: 0)
@@ -318,7 +321,8 @@ public final class MediaEndpoint {
         emit(.closed)
     }
 
-    /// The loss percentage the encoder currently plans FEC for (from the far end's receiver reports).
+    /// The loss percentage the encoder currently plans FEC for: `CodecSettings.expectedLossPercent` until the
+    /// far end's first receiver report, then the reported loss (smoothed, capped). 0 with FEC off.
     public var encoderLossPercent: Int { encoder.settings.packetLossPercent }
 
     /// The jitter buffer's own statistics (FEC recoveries, flushes, interruptions).

@@ -72,7 +72,8 @@ extension MediaSuites {
             let call = try MediaCall(signal: speech + speech + speech)
             try call.connect()
             try call.pull()
-            call.run(for: .seconds(1))
+            call.run(for: .seconds(2))
+            // Clean so far: the far end's first reports replaced the initial expectation.
             #expect(call.client.endpoint.encoderLossPercent == 0)
             call.network.setImpairment(
                 LinkImpairment(loss: .uniform(0.05), delay: .milliseconds(20)), between: call.clientHost,
@@ -83,6 +84,58 @@ extension MediaSuites {
             #expect(call.client.endpoint.playoutStatistics.fecPacketsRecovered > 5)
             #expect(call.bridge.endpoint.playoutStatistics.fecPacketsRecovered > 5)
             #expect(call.client.endpoint.stats.remoteInboundRtp.fractionLost != nil)
+        }
+
+        @Test("expectedLossPercent is the encoder's loss % until the first receiver report; then reports drive it")
+        func expectedLossSeedsTheEncoder() throws {
+            let speech = try Signals.speech()
+            /// Media under 10 % loss from the start, reports every ~5 s (RFC 3550's minimum) so the wait for the
+            /// first one is long: the client encoder's loss % sampled every 100 ms until the client has the
+            /// bridge's first report, at that report, and 6 s later.
+            func run(expected: Int, fec: Bool = true) throws -> (before: Set<Int>, atReport: Int, later: Int) {
+                let call = try MediaCall(
+                    signal: speech + speech,
+                    clientCodec: CodecSettings(forwardErrorCorrection: fec, expectedLossPercent: expected),
+                    rtcpInterval: .seconds(5))
+                try call.connect()
+                call.network.setImpairment(
+                    LinkImpairment(loss: .uniform(0.10), delay: .milliseconds(20)), between: call.clientHost,
+                    and: call.bridgeHost)
+                var before: Set<Int> = []
+                let deadline = call.scheduler.now + .seconds(10)
+                while call.client.endpoint.stats.remoteInboundRtp.fractionLost == nil, call.scheduler.now < deadline {
+                    before.insert(call.client.endpoint.encoderLossPercent)
+                    call.run(for: .milliseconds(100))
+                }
+                #expect(call.client.endpoint.stats.remoteInboundRtp.fractionLost != nil)
+                let atReport = call.client.endpoint.encoderLossPercent
+                call.run(for: .seconds(6))
+                return (before, atReport, call.client.endpoint.encoderLossPercent)
+            }
+            let seeded = try run(expected: 15)
+            let unseeded = try run(expected: 0)
+            let withoutFEC = try run(expected: 15, fec: false)
+            // Until the first report the encoder plans for the expectation (FEC off: nothing to plan).
+            #expect(seeded.before == [15])
+            #expect(unseeded.before == [0])
+            #expect(withoutFEC.before == [0])
+            // From the first report on the measured ~10 % drives it (capped at 20), whatever the expectation was.
+            #expect((3...20).contains(seeded.atReport) && (3...20).contains(unseeded.atReport))
+            #expect((3...20).contains(seeded.later) && (3...20).contains(unseeded.later))
+            #expect(withoutFEC.atReport == 0 && withoutFEC.later == 0)
+        }
+
+        @Test("a clean path brings the initial expectation down to 0 with the first receiver report")
+        func cleanPathDropsTheExpectation() throws {
+            let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 5))
+            try call.connect()
+            #expect(call.client.endpoint.encoderLossPercent == CodecSettings().expectedLossPercent)
+            #expect(call.bridge.endpoint.encoderLossPercent == CodecSettings().expectedLossPercent)
+            call.scheduler.run(until: call.scheduler.now + .seconds(3)) {
+                call.client.endpoint.stats.remoteInboundRtp.fractionLost != nil
+            }
+            #expect(call.client.endpoint.stats.remoteInboundRtp.fractionLost == 0)
+            #expect(call.client.endpoint.encoderLossPercent == 0)
         }
 
         @Test("a 5 s outage: mediaStalled, then mediaFlowing and audio back within 500 ms")

@@ -135,14 +135,19 @@ final class MediaCall {
     let bridgeHost: SimHostID
     var clock: AudioClock?
 
-    init(seed: UInt64 = 7, signal: [Int16] = []) throws {
+    init(
+        seed: UInt64 = 7, signal: [Int16] = [], clientCodec: CodecSettings = CodecSettings(),
+        rtcpInterval: Duration = .seconds(1)
+    ) throws {
         network = SimulatedNetwork(seed: seed)
         var clientConfiguration = MediaEndpointConfiguration(
-            role: .client, certificate: try DTLSCertificate.generate(), seed: seed)
+            role: .client, codec: clientCodec, certificate: try DTLSCertificate.generate(), seed: seed)
         clientConfiguration.deterministicCredentials = true
+        clientConfiguration.rtcpInterval = rtcpInterval
         var bridgeConfiguration = MediaEndpointConfiguration(
             role: .bridge, certificate: try DTLSCertificate.generate(), seed: seed &+ 1)
         bridgeConfiguration.deterministicCredentials = true
+        bridgeConfiguration.rtcpInterval = rtcpInterval
         client = EndpointNode(try MediaEndpoint(configuration: clientConfiguration), addresses: [Self.clientAddress])
         bridge = EndpointNode(try MediaEndpoint(configuration: bridgeConfiguration), addresses: [Self.bridgeAddress])
         clientHost = network.addHost(client, addresses: [Self.clientAddress])
