@@ -249,6 +249,10 @@ public final class MediaEndpoint {
                 dtls.start(at: now)
                 pumpDTLS(at: now)
             }
+        case .consentConfirmed:
+            // The far end answered on the media path: as good as media for liveness (a quiet far end that
+            // sends no RTP right after an outage is seen back as soon as it answers a check).
+            if srtp != nil { noteMedia(at: now) }
         case .candidateGathered, .roleChanged, .received:
             break
         }
@@ -306,6 +310,14 @@ public final class MediaEndpoint {
 
     /// Muted: encoded silence is sent, so RTP (and the far end's jitter buffer) keeps flowing.
     public func setMuted(_ muted: Bool) { isMuted = muted }
+
+    /// Outage recovery: a consent check on the selected pair now, then every 200 ms until the far end answers
+    /// (the call is reconnecting); its answer reports `.mediaFlowing`. Does nothing on the bridge (ICE-lite).
+    public func checkConnectivity(at now: Instant) {
+        guard !isClosed else { return }
+        ice.handle(.checkNow, at: now)
+        pumpICE(at: now)
+    }
 
     /// Drops the buffered received audio at once (barge-in).
     public func flushPlayout() { jitter.flush() }

@@ -41,8 +41,8 @@ final class TransportCallMedia: CallMedia {
 
     func applyRestartAnswer(_ sdp: String) async throws { try await transport.applyAnswer(sdp) }
 
-    /// The transport's ICE agent keeps checking on its own (consent, and faster retries while disconnected).
-    func keepChecking() async {}
+    /// A consent check now and every 200 ms until the bridge answers; the answer counts as media flowing.
+    func keepChecking() async { transport.checkConnectivity() }
 
     func usesLocalAddress(_ ip: String) async -> Bool {
         await transport.localAddresses().contains { "\($0.ip)" == ip }

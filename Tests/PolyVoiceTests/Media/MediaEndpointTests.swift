@@ -172,6 +172,50 @@ extension MediaSuites {
             #expect(call.bridge.has(.mediaStalled) && call.bridge.first(.mediaFlowing, after: outageEnd) != nil)
         }
 
+        @Test("a quiet far end after a 5 s outage: keepChecking's probes see the path back within 250 ms")
+        func checkConnectivityAfterOutage() throws {
+            /// The first `mediaFlowing` after the network returns, measured from its return; `probe` plays the
+            /// shell's part: `keepChecking` (checkConnectivity) when the call goes reconnecting on the stall.
+            func recovery(probe: Bool, seed: UInt64) throws -> Duration {
+                let call = try MediaCall(seed: seed, signal: Signals.tone(hertz: 440, seconds: 20))
+                let clock = try #require(call.clock)
+                clock.bridgeSends = false
+                try call.connect()
+                try call.pull()
+                call.run(for: .seconds(2))
+                #expect(call.client.has(.mediaFlowing))  // RTCP alone keeps a quiet far end alive.
+                let outageStart = call.scheduler.now
+                let outageEnd = outageStart + .seconds(5)
+                call.network.setImpairment(
+                    LinkImpairment(outages: [(outageStart - call.network.start)..<(outageEnd - call.network.start)]),
+                    between: call.clientHost, and: call.bridgeHost)
+                call.scheduler.run(until: outageEnd) { call.client.first(.mediaStalled, after: outageStart) != nil }
+                let stalledAt = try #require(call.client.first(.mediaStalled, after: outageStart))
+                #expect(stalledAt - outageStart <= .milliseconds(2100))
+                if probe {
+                    call.client.endpoint.checkConnectivity(at: call.scheduler.now)
+                    call.client.collect(at: call.scheduler.now)
+                }
+                call.scheduler.run(until: outageEnd + .seconds(4)) {
+                    call.client.first(.mediaFlowing, after: outageEnd) != nil
+                }
+                let flowing = try #require(call.client.first(.mediaFlowing, after: outageEnd))
+                #expect(call.client.endpoint.iceState == .connected || call.client.endpoint.iceState == .completed)
+                #expect(call.client.failure == nil)
+                return flowing - outageEnd
+            }
+            let seeds: [UInt64] = [7, 8]
+            let probed = try seeds.map { try recovery(probe: true, seed: $0) }
+            let unprobed = try seeds.map { try recovery(probe: false, seed: $0) }
+            // Urgent probes every 200 ms (plus the simulated round trip) against the next RTCP report or
+            // 1 s disconnected-state probe.
+            #expect(probed.allSatisfy { $0 <= .milliseconds(250) })
+            #expect(probed.reduce(Duration.zero, +) < unprobed.reduce(Duration.zero, +))
+            print(
+                "quiet far end, 5 s outage: media seen back after the network returned: \(probed) with keepChecking, \(unprobed) without"
+            )
+        }
+
         @Test("client address change + ICE restart: media continues on the new pair")
         func iceRestartAfterAddressChange() throws {
             let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 20))

@@ -81,6 +81,8 @@ final class AudioClock: SimulationParticipant {
     let client: EndpointNode
     let bridge: EndpointNode
     var signal: [Int16]
+    /// False: a quiet agent (the bridge sends no RTP, only RTCP).
+    var bridgeSends = true
     private var position = 0
     private var next: Instant
     private var echo = [Int16](repeating: 0, count: 960)
@@ -111,7 +113,7 @@ final class AudioClock: SimulationParticipant {
         for index in 0..<960 { frame[index] = position + index < signal.count ? signal[position + index] : 0 }
         position += 960
         frame.withUnsafeBufferPointer { client.endpoint.sendAudio($0, at: now) }
-        echo.withUnsafeBufferPointer { bridge.endpoint.sendAudio($0, at: now) }
+        if bridgeSends { echo.withUnsafeBufferPointer { bridge.endpoint.sendAudio($0, at: now) } }
         echo.withUnsafeMutableBufferPointer { bridge.endpoint.pullPlayout(into: $0, at: now) }
         frame.withUnsafeMutableBufferPointer { client.endpoint.pullPlayout(into: $0, at: now) }
         clientPlayout.append(contentsOf: frame)
