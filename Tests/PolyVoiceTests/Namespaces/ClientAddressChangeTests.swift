@@ -90,12 +90,23 @@ struct ClientAddressChangeTests {
         let recoveredAfter = ContinuousClock.now - movedAt
         try await Task.sleep(for: .seconds(5))
 
-        // Audio continues after the restart: packets keep arriving and the echoed speech is heard.
+        // Audio continues after the restart: packets keep arriving after the reconnection at the rate they did before the move (the rate itself
+        // depends on the machine's load: the debug-build audio clocks fall behind on two busy cores).
+        func perSecond(_ lines: ArraySlice<String>) -> (rate: Double, total: UInt64) {
+            let counts = lines.compactMap(Self.event).filter { $0.type == "stats" }.compactMap(\.packetsReceived)
+            // The counter restarts if the bridge's stream is replaced: count what arrived between samples.
+            let total = zip(counts, counts.dropFirst()).reduce(UInt64(0)) { $0 + ($1.1 >= $1.0 ? $1.1 - $1.0 : $1.1) }
+            return (Double(total) / Double(max(1, counts.count - 1)), total)
+        }
+        let beforeMove = perSecond(client.lines[connected..<before])
+        let afterMove = perSecond(client.lines[reconnected...])
         let after = client.lines[reconnected...].compactMap(Self.event).filter { $0.type == "stats" }
-        let received = after.compactMap(\.packetsReceived)
         #expect(after.count >= 3)
-        if let first = received.first, let last = received.last { #expect(last > first + 100) }
-        #expect(after.compactMap(\.speakerDBFS).max() ?? -100 > -45)
+        #expect(afterMove.total > 20)
+        #expect(
+            afterMove.rate >= 0.6 * beforeMove.rate,
+            "packets per second before the move \(beforeMove.rate), after the reconnection \(afterMove.rate)")
+        #expect(after.compactMap { $0.speakerDBFS }.max() ?? -100 > -45)  // the echoed speech is heard
 
         let summaryIndex = try #require(
             await client.waitForLine(from: reconnected, timeout: .seconds(30)) { Self.event($0)?.type == "summary" },
@@ -107,6 +118,8 @@ struct ClientAddressChangeTests {
         let states = client.lines[connected..<summaryIndex].compactMap(Self.event).filter { $0.type == "state" }
             .compactMap(\.state)
         #expect(!states.contains("failed") && !states.dropLast().contains("ended"))
-        print("netns address change: connected again \(recoveredAfter) after the address moved; states \(states)")
+        print(
+            "netns address change: connected again \(recoveredAfter) after the address moved; states \(states);",
+            "packets/s before \(beforeMove.rate), after \(afterMove.rate)")
     }
 }
