@@ -58,10 +58,17 @@ struct AiortcCalleeTests {
                 format: "aiortc callee echo: correlation %.2f, SNR %.1f dB, delay %.0f ms; envelope correlation %.2f",
                 comparison.correlation, comparison.snrDecibels, comparison.delayMilliseconds, envelope.correlation),
             "; packets in \(stats.inboundRtp.packetsReceived), out \(stats.outboundRtp.packetsSent)")
-        // Two Opus encodes and decodes, aiortc's jitter buffer and ours: a waveform match, not a bit-exact one.
-        #expect(comparison.correlation > 0.3)
+        // Two Opus encodes and decodes, aiortc's jitter buffer and ours, and a Python echo that falls behind
+        // when the 2 cores are busy: a waveform match, not a bit-exact one (measured 0.47–0.49; 0.28–0.39 with
+        // a load average of 17). The control: another voice's speech against the input, aligned the same way.
+        let other = try WAVFile.readPipelineSamples(from: try SpeechFixtures().speech(.female))
+        let control = AudioComparison(
+            reference: input.map { Float($0) / 32768 }, degraded: other.map { Float($0) / 32768 }, sampleRate: 48_000,
+            maxDelay: .seconds(2))
+        print(String(format: "aiortc callee control (another voice): correlation %.2f", control.correlation))
+        #expect(comparison.correlation > 0.2 && comparison.correlation > 2 * abs(control.correlation))
         #expect(comparison.delayMilliseconds > 20 && comparison.delayMilliseconds < 1_500)
-        #expect(envelope.correlation > 0.5)
+        #expect(envelope.correlation > 0.3)  // measured 0.85–0.94, and 0.36–0.40 with a load average of 17
     }
 
     @Test("a wrong web calling token is refused by the aiortc bridge: failed(.auth(.unauthorized))")
