@@ -1,5 +1,6 @@
 // Consent freshness (RFC 7675): periodic authenticated checks on the selected pair; `disconnected` when
 // they go unanswered for a few seconds, `failed` after 30 s, back to `connected` when answers return.
+// While the call is reconnecting (`.checkNow`) the checks come every 200 ms until one is answered.
 import PolyCore
 
 extension ICEAgent {
@@ -7,14 +8,31 @@ extension ICEAgent {
         guard configuration.mode == .full else { return }
         let jitter = 0.8 + 0.4 * random.unit()
         let interval =
-            state == .disconnected ? configuration.disconnectedProbeInterval : configuration.consentInterval * jitter
+            if probingUrgently {
+                configuration.urgentProbeInterval
+            } else if state == .disconnected {
+                configuration.disconnectedProbeInterval
+            } else {
+                configuration.consentInterval * jitter
+            }
         nextConsentAt = now + interval
     }
 
     mutating func consentGranted(at now: Instant) {
         lastConsentAt = now
         consentPendingSince = nil
+        probingUrgently = false
         if state == .disconnected { setState(.connected) }
+        emit(.consentConfirmed)
+    }
+
+    /// `.checkNow`: a consent check on the selected pair at once, then urgent probing (see `scheduleConsent`).
+    mutating func checkNow(at now: Instant) {
+        guard configuration.mode == .full, selectedPair != nil, !restarting, state != .failed, lastConsentAt != nil
+        else { return }
+        probingUrgently = true
+        nextConsentAt = now
+        runConsent(at: now)
     }
 
     func consentDeadlines() -> [Instant?] {
@@ -60,7 +78,8 @@ extension ICEAgent {
             let key = Array(remote.password.utf8)
             startTransaction(
                 request, key: key, responseKey: key, purpose: .consent(PairKey(local: pair.local, remote: pair.remote)),
-                from: pair.local, to: pair.remote, transmissions: 4, at: now)
+                // Urgent probes come every 200 ms anyway: one retransmission keeps a slow answer matchable.
+                from: pair.local, to: pair.remote, transmissions: probingUrgently ? 2 : 4, at: now)
             if consentPendingSince == nil { consentPendingSince = now }
             scheduleConsent(after: now)
         }

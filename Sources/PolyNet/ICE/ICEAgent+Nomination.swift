@@ -29,6 +29,7 @@ extension ICEAgent {
         previousCredentials = nil
         lastConsentAt = now
         consentPendingSince = nil
+        probingUrgently = false
         transactions = transactions.filter { if case .consent = $0.value.purpose { false } else { true } }
         scheduleConsent(after: now)
         if selectedPair?.local != pair.local || selectedPair?.remote != pair.remote {

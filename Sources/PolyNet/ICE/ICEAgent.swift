@@ -35,6 +35,8 @@ public struct ICEAgent: Sendable {
     var nextConsentAt: Instant?
     var lastConsentAt: Instant?
     var consentPendingSince: Instant?
+    /// Set by `.checkNow`: consent checks every `urgentProbeInterval` until one is answered.
+    var probingUrgently = false
 
     public init(configuration: ICEConfiguration) {
         self.configuration = configuration
@@ -59,6 +61,8 @@ public struct ICEAgent: Sendable {
             receive(bytes, from: from, to: to, at: now)
         case .restart(let credentials, let addresses):
             restart(credentials: credentials, addresses: addresses, at: now)
+        case .checkNow:
+            checkNow(at: now)
         case .close:
             transactions.removeAll()
             pairs.removeAll()

@@ -32,6 +32,8 @@ public struct ICEConfiguration: Sendable {
     public var disconnectedAfter: Duration = .seconds(3)
     /// While disconnected, consent checks are sent this often so recovery is seen quickly.
     public var disconnectedProbeInterval: Duration = .seconds(1)
+    /// After `.checkNow` (the call is reconnecting), consent checks are sent this often until one is answered.
+    public var urgentProbeInterval: Duration = .milliseconds(200)
     /// `failed` after this long without consent (RFC 7675: 30 s).
     public var failedAfter: Duration = .seconds(30)
     /// Seeds transaction ids and consent jitter (not secrets).

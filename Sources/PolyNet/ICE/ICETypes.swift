@@ -55,6 +55,10 @@ public enum ICEInput: Sendable {
     /// ICE restart: new local credentials, regather on these addresses; media stays on the old pair until
     /// a new one is selected after the next `.remoteParameters`.
     case restart(credentials: ICECredentials, localAddresses: [TransportAddress])
+    /// Outage recovery (full agent): a consent check on the selected pair now, then one every
+    /// `urgentProbeInterval` until one is answered, so a path that comes back is seen at once.
+    /// Ignored without a selected pair, during a restart, after failure, and by a lite agent.
+    case checkNow
     case close
 }
 
@@ -67,6 +71,9 @@ public enum ICEEvent: Hashable, Sendable {
     /// Media must now flow on this pair.
     case selectedPairChanged(ICESelectedPair)
     case roleChanged(ICERole)
+    /// The selected pair answered a consent check (full agent) or the peer checked it (lite agent):
+    /// the path works both ways now.
+    case consentConfirmed
     /// A non-STUN datagram handed back untouched (the shell normally demultiplexes before).
     case received(bytes: [UInt8], from: TransportAddress, to: TransportAddress)
 }

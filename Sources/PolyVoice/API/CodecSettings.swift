@@ -16,7 +16,9 @@ public struct CodecSettings: Hashable, Sendable {
     public var forwardErrorCorrection: Bool
     /// Discontinuous transmission: fewer packets during silence.
     public var discontinuousTransmission: Bool
-    /// Loss the encoder plans FEC for, in percent (0...100); FEC needs it above 0.
+    /// Loss the encoder plans FEC for at the start of a call, in percent (0...100; FEC needs it above 0).
+    /// Used until the far end's first RTCP receiver report; from then on the reported loss drives it
+    /// (smoothed, capped by `MediaEndpointConfiguration.maximumLossHintPercent`), so a clean path pays nothing.
     public var expectedLossPercent: Int
 
     public init(

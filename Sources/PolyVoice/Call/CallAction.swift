@@ -17,7 +17,8 @@ public enum CallAction: Hashable, Sendable {
     case reopenEventsSocket
     /// New ICE credentials, `POST {iceRestartUrl}` with the new offer → `.iceRestartAnswered` or `.stepFailed`.
     case iceRestart
-    /// Keep the ICE agent checking (consent and candidate pairs) instead of giving up; check again now.
+    /// Media is down on an address that did not change: a consent check on the selected pair now and every
+    /// 200 ms until it is answered (the answer reports `mediaFlowing`), instead of the agent's slow schedule.
     case keepChecking
     /// Send silence/DTX instead of the microphone (true) or the microphone again (false); RTP keeps flowing.
     case setMicrophoneMuted(Bool)

@@ -286,6 +286,13 @@ public struct CallStateMachine: Sendable {
             addressChangedWithoutRestart = true
         }
         mediaLost(at: now)
+        // The events socket's TCP connection left from the old address: nothing would notice it is dead before
+        // its keepalive times out (~20 s later, a second outage). A bridge that lets it resume gets it reopened now.
+        if events == .open, capabilities?.resumeGrace != nil, case .reconnecting = state {
+            events = .down
+            eventsDroppedAt = now
+            reopenEventsIfAllowed()
+        }
     }
 
     private mutating func mediaFlowing(at now: Instant) {

@@ -38,7 +38,9 @@ public final class PolyCall: Sendable {
         let outputs = CallOutputs(
             audioState: AudioState(
                 inputName: audio.inputName, outputName: audio.outputName, isMuted: options.muted))
-        let client = BridgeClient(configuration: BridgeClient.Configuration(baseURL: baseURL, webCallingToken: token))
+        let client = BridgeClient(
+            configuration: BridgeClient.Configuration(baseURL: baseURL, webCallingToken: token),
+            transport: RenewableHTTPTransport.shared)
         self.options = options
         self.outputs = outputs
         self.audio = audio

@@ -104,7 +104,7 @@ public final class MediaEndpoint {
                     frameDuration: .milliseconds(Int64(codec.frameMilliseconds)), bitrate: codec.bitrate,
                     vbr: codec.variableBitrate, complexity: configuration.encoderComplexity,
                     maxBandwidth: configuration.encoderMaxBandwidth, inbandFEC: codec.forwardErrorCorrection,
-                    packetLossPercent: 0,
+                    packetLossPercent: codec.forwardErrorCorrection ? codec.expectedLossPercent : 0,
                     dtx: codec.discontinuousTransmission))
             var jitterConfiguration = configuration.jitterBuffer
             jitterConfiguration.sampleRate = 48_000
@@ -125,7 +125,9 @@ public final class MediaEndpoint {
         sessionID = random.next() >> 2
         rtcp = RTCPReportScheduler(
             minimumInterval: configuration.rtcpInterval, random: SeededRandom(seed: random.next()), start: .zero)
-        lossHint = LossHint(cap: configuration.maximumLossHintPercent)
+        lossHint = LossHint(
+            cap: configuration.maximumLossHintPercent,
+            initial: codec.forwardErrorCorrection ? codec.expectedLossPercent : 0)
         self.random = random
         encodeBuffer = .allocate(capacity: 1500)
         encodeBuffer.initialize(repeating: 0)
@@ -248,6 +250,10 @@ public final class MediaEndpoint {
                 dtls.start(at: now)
                 pumpDTLS(at: now)
             }
+        case .consentConfirmed:
+            // The far end answered on the media path: as good as media for liveness (a quiet far end that
+            // sends no RTP right after an outage is seen back as soon as it answers a check).
+            if srtp != nil { noteMedia(at: now) }
         case .candidateGathered, .roleChanged, .received:
             break
         }
@@ -306,6 +312,14 @@ public final class MediaEndpoint {
     /// Muted: encoded silence is sent, so RTP (and the far end's jitter buffer) keeps flowing.
     public func setMuted(_ muted: Bool) { isMuted = muted }
 
+    /// Outage recovery: a consent check on the selected pair now, then every 200 ms until the far end answers
+    /// (the call is reconnecting); its answer reports `.mediaFlowing`. Does nothing on the bridge (ICE-lite).
+    public func checkConnectivity(at now: Instant) {
+        guard !isClosed else { return }
+        ice.handle(.checkNow, at: now)
+        pumpICE(at: now)
+    }
+
     /// Drops the buffered received audio at once (barge-in).
     public func flushPlayout() { jitter.flush() }
 
@@ -320,7 +334,8 @@ public final class MediaEndpoint {
         emit(.closed)
     }
 
-    /// The loss percentage the encoder currently plans FEC for (from the far end's receiver reports).
+    /// The loss percentage the encoder currently plans FEC for: `CodecSettings.expectedLossPercent` until the
+    /// far end's first receiver report, then the reported loss (smoothed, capped). 0 with FEC off.
     public var encoderLossPercent: Int { encoder.settings.packetLossPercent }
 
     /// The jitter buffer's own statistics (FEC recoveries, flushes, interruptions).

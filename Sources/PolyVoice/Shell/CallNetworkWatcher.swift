@@ -2,8 +2,10 @@
 import PolyNet
 import Synchronization
 
-/// Watches local addresses: removing an address the media uses is `localAddressRemoved`; a new
-/// address appearing after that is `localAddressChanged` (ICE restart through the extension).
+/// Watches local addresses: removing an address the media uses is `localAddressRemoved`; if another usable
+/// address is already there (a new one was added before the old one went, as DHCP renumbering and
+/// `ip addr add`/`del` do) or one appears later, that is `localAddressChanged` (ICE restart through the
+/// extension). Either way the REST connections are renewed first (`RenewableHTTPTransport`).
 final class CallNetworkWatcher: Sendable {
     private let monitor: NetworkMonitor?
     /// Set when an address the media used went away, until a new address appears.
@@ -21,12 +23,19 @@ final class CallNetworkWatcher: Sendable {
                     Task {
                         guard await shell.mediaUsesAddress(ip) else { return }
                         logger.info("local address \(ip) removed")
-                        lost.value.store(true, ordering: .relaxed)
                         shell.send(.call(.localAddressRemoved))
+                        if let other = Self.usableAddress(other: address.ip) {
+                            logger.info("local address \(other) is there to move to")
+                            RenewableHTTPTransport.shared.renew()
+                            shell.send(.call(.localAddressChanged))
+                        } else {
+                            lost.value.store(true, ordering: .relaxed)
+                        }
                     }
                 case .addressAdded(let address):
                     guard lost.value.exchange(false, ordering: .relaxed) else { return }
                     logger.info("local address \(address.ip) added after a loss")
+                    RenewableHTTPTransport.shared.renew()
                     shell.send(.call(.localAddressChanged))
                 default: break
                 }
@@ -35,6 +44,12 @@ final class CallNetworkWatcher: Sendable {
             logger.warn("network monitor unavailable: \(error)")
             monitor = nil
         }
+    }
+
+    /// A non-loopback, non-link-local address of an up interface other than `removed`, if there is one.
+    private static func usableAddress(other removed: IPAddress) -> IPAddress? {
+        let addresses = (try? LocalAddresses.enumerate()) ?? []
+        return addresses.map(\.ip).first { $0 != removed && !$0.isLoopback && !$0.isLinkLocal }
     }
 
     func stop() { monitor?.stop() }

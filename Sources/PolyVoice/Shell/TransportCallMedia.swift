@@ -12,10 +12,12 @@ final class TransportCallMedia: CallMedia {
     private init(transport: MediaTransport) { self.transport = transport }
 
     /// Makes the transport: one socket per usable local address (loopback for a bridge on this machine).
+    /// STUN server names are resolved here, off the event loop; one that does not resolve fails the call.
     static let factory: CallMediaFactory = { setup in
+        let stunServers = try await STUNServerResolver.resolve(setup.stunURLs)
         var configuration = MediaEndpointConfiguration(
             role: .client, codec: setup.options.codec, certificate: try DTLSCertificate.shared(),
-            stunServers: setup.stunURLs.compactMap(stunAddress))
+            stunServers: stunServers)
         configuration.cname = "polyvoice"
         let localIPs = try localIPs(forBridge: setup.bridgeHost)
         setup.logger.debug("media on \(localIPs.map { "\($0)" }.joined(separator: ", "))")
@@ -41,8 +43,8 @@ final class TransportCallMedia: CallMedia {
 
     func applyRestartAnswer(_ sdp: String) async throws { try await transport.applyAnswer(sdp) }
 
-    /// The transport's ICE agent keeps checking on its own (consent, and faster retries while disconnected).
-    func keepChecking() async {}
+    /// A consent check now and every 200 ms until the bridge answers; the answer counts as media flowing.
+    func keepChecking() async { transport.checkConnectivity() }
 
     func usesLocalAddress(_ ip: String) async -> Bool {
         await transport.localAddresses().contains { "\($0.ip)" == ip }
@@ -52,15 +54,6 @@ final class TransportCallMedia: CallMedia {
     func flushPlayout() async { transport.flushPlayout() }
     func stats() async -> MediaStats { await transport.stats() }
     func close() async { await transport.close() }
-
-    /// `stun:host:port` with an IP literal host (no DNS here; hostnames are skipped).
-    static func stunAddress(_ url: String) -> TransportAddress? {
-        guard url.hasPrefix("stun:") else { return nil }
-        var rest = String(url.dropFirst(5))
-        if let query = rest.firstIndex(of: "?") { rest = String(rest[..<query]) }
-        if let address = TransportAddress(rest) { return address }
-        return IPAddress(rest).map { TransportAddress(ip: $0, port: 3478) }
-    }
 
     /// Loopback for a bridge on this machine; otherwise every usable non-loopback address.
     static func localIPs(forBridge host: String?) throws -> [IPAddress] {

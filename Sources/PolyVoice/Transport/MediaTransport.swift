@@ -155,6 +155,15 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         loop.execute { [self] in endpoint.flushPlayout() }
     }
 
+    /// Outage recovery: checks the selected pair now and every 200 ms until it answers (`MediaEndpoint.checkConnectivity`).
+    public func checkConnectivity() {
+        loop.execute { [self] in
+            guard !closed else { return }
+            endpoint.checkConnectivity(at: .now())
+            drain()
+        }
+    }
+
     /// A snapshot of the call's media statistics.
     public func stats() async -> MediaStats {
         await withCheckedContinuation { continuation in

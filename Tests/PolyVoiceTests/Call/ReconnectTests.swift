@@ -84,6 +84,24 @@ struct ReconnectTests {
         #expect(!call.takeActions().contains(.iceRestart))
     }
 
+    @Test("Address change with both extensions: ICE restart and the events socket reopened at once")
+    func addressChangeReopensEvents() {
+        var call = connectedCall(BridgeCapabilities(supportsICERestart: true, resumeGrace: .seconds(10)))
+        call.send(.localAddressChanged)
+        #expect(call.state == .reconnecting(attempt: 1))
+        #expect(call.takeActions() == [.iceRestart, .reopenEventsSocket])
+        call.advance(by: .milliseconds(80))
+        call.send(.iceRestartAnswered)
+        call.send(.mediaFlowing)
+        #expect(call.state == .reconnecting(attempt: 1))  // the events socket is not back yet
+        call.send(.eventsSocketOpened)
+        #expect(call.state == .connected)
+        // Without the resume extension the open socket is left alone (reopening may be refused).
+        var plain = connectedCall(BridgeCapabilities(supportsICERestart: true))
+        plain.send(.localAddressChanged)
+        #expect(plain.takeActions() == [.iceRestart])
+    }
+
     @Test("A failed ICE restart request is retried at the next attempt")
     func restartRetried() {
         var call = connectedCall(BridgeCapabilities(supportsICERestart: true))

@@ -72,7 +72,8 @@ extension MediaSuites {
             let call = try MediaCall(signal: speech + speech + speech)
             try call.connect()
             try call.pull()
-            call.run(for: .seconds(1))
+            call.run(for: .seconds(2))
+            // Clean so far: the far end's first reports replaced the initial expectation.
             #expect(call.client.endpoint.encoderLossPercent == 0)
             call.network.setImpairment(
                 LinkImpairment(loss: .uniform(0.05), delay: .milliseconds(20)), between: call.clientHost,
@@ -83,6 +84,58 @@ extension MediaSuites {
             #expect(call.client.endpoint.playoutStatistics.fecPacketsRecovered > 5)
             #expect(call.bridge.endpoint.playoutStatistics.fecPacketsRecovered > 5)
             #expect(call.client.endpoint.stats.remoteInboundRtp.fractionLost != nil)
+        }
+
+        @Test("expectedLossPercent is the encoder's loss % until the first receiver report; then reports drive it")
+        func expectedLossSeedsTheEncoder() throws {
+            let speech = try Signals.speech()
+            /// Media under 10 % loss from the start, reports every ~5 s (RFC 3550's minimum) so the wait for the
+            /// first one is long: the client encoder's loss % sampled every 100 ms until the client has the
+            /// bridge's first report, at that report, and 6 s later.
+            func run(expected: Int, fec: Bool = true) throws -> (before: Set<Int>, atReport: Int, later: Int) {
+                let call = try MediaCall(
+                    signal: speech + speech,
+                    clientCodec: CodecSettings(forwardErrorCorrection: fec, expectedLossPercent: expected),
+                    rtcpInterval: .seconds(5))
+                try call.connect()
+                call.network.setImpairment(
+                    LinkImpairment(loss: .uniform(0.10), delay: .milliseconds(20)), between: call.clientHost,
+                    and: call.bridgeHost)
+                var before: Set<Int> = []
+                let deadline = call.scheduler.now + .seconds(10)
+                while call.client.endpoint.stats.remoteInboundRtp.fractionLost == nil, call.scheduler.now < deadline {
+                    before.insert(call.client.endpoint.encoderLossPercent)
+                    call.run(for: .milliseconds(100))
+                }
+                #expect(call.client.endpoint.stats.remoteInboundRtp.fractionLost != nil)
+                let atReport = call.client.endpoint.encoderLossPercent
+                call.run(for: .seconds(6))
+                return (before, atReport, call.client.endpoint.encoderLossPercent)
+            }
+            let seeded = try run(expected: 15)
+            let unseeded = try run(expected: 0)
+            let withoutFEC = try run(expected: 15, fec: false)
+            // Until the first report the encoder plans for the expectation (FEC off: nothing to plan).
+            #expect(seeded.before == [15])
+            #expect(unseeded.before == [0])
+            #expect(withoutFEC.before == [0])
+            // From the first report on the measured ~10 % drives it (capped at 20), whatever the expectation was.
+            #expect((3...20).contains(seeded.atReport) && (3...20).contains(unseeded.atReport))
+            #expect((3...20).contains(seeded.later) && (3...20).contains(unseeded.later))
+            #expect(withoutFEC.atReport == 0 && withoutFEC.later == 0)
+        }
+
+        @Test("a clean path brings the initial expectation down to 0 with the first receiver report")
+        func cleanPathDropsTheExpectation() throws {
+            let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 5))
+            try call.connect()
+            #expect(call.client.endpoint.encoderLossPercent == CodecSettings().expectedLossPercent)
+            #expect(call.bridge.endpoint.encoderLossPercent == CodecSettings().expectedLossPercent)
+            call.scheduler.run(until: call.scheduler.now + .seconds(3)) {
+                call.client.endpoint.stats.remoteInboundRtp.fractionLost != nil
+            }
+            #expect(call.client.endpoint.stats.remoteInboundRtp.fractionLost == 0)
+            #expect(call.client.endpoint.encoderLossPercent == 0)
         }
 
         @Test("a 5 s outage: mediaStalled, then mediaFlowing and audio back within 500 ms")
@@ -117,6 +170,50 @@ extension MediaSuites {
             let resumed = try #require(back)
             #expect(Double(resumed - endIndex) / 48 <= 500)
             #expect(call.bridge.has(.mediaStalled) && call.bridge.first(.mediaFlowing, after: outageEnd) != nil)
+        }
+
+        @Test("a quiet far end after a 5 s outage: keepChecking's probes see the path back within 250 ms")
+        func checkConnectivityAfterOutage() throws {
+            /// The first `mediaFlowing` after the network returns, measured from its return; `probe` plays the
+            /// shell's part: `keepChecking` (checkConnectivity) when the call goes reconnecting on the stall.
+            func recovery(probe: Bool, seed: UInt64) throws -> Duration {
+                let call = try MediaCall(seed: seed, signal: Signals.tone(hertz: 440, seconds: 20))
+                let clock = try #require(call.clock)
+                clock.bridgeSends = false
+                try call.connect()
+                try call.pull()
+                call.run(for: .seconds(2))
+                #expect(call.client.has(.mediaFlowing))  // RTCP alone keeps a quiet far end alive.
+                let outageStart = call.scheduler.now
+                let outageEnd = outageStart + .seconds(5)
+                call.network.setImpairment(
+                    LinkImpairment(outages: [(outageStart - call.network.start)..<(outageEnd - call.network.start)]),
+                    between: call.clientHost, and: call.bridgeHost)
+                call.scheduler.run(until: outageEnd) { call.client.first(.mediaStalled, after: outageStart) != nil }
+                let stalledAt = try #require(call.client.first(.mediaStalled, after: outageStart))
+                #expect(stalledAt - outageStart <= .milliseconds(2100))
+                if probe {
+                    call.client.endpoint.checkConnectivity(at: call.scheduler.now)
+                    call.client.collect(at: call.scheduler.now)
+                }
+                call.scheduler.run(until: outageEnd + .seconds(4)) {
+                    call.client.first(.mediaFlowing, after: outageEnd) != nil
+                }
+                let flowing = try #require(call.client.first(.mediaFlowing, after: outageEnd))
+                #expect(call.client.endpoint.iceState == .connected || call.client.endpoint.iceState == .completed)
+                #expect(call.client.failure == nil)
+                return flowing - outageEnd
+            }
+            let seeds: [UInt64] = [7, 8]
+            let probed = try seeds.map { try recovery(probe: true, seed: $0) }
+            let unprobed = try seeds.map { try recovery(probe: false, seed: $0) }
+            // Urgent probes every 200 ms (plus the simulated round trip) against the next RTCP report or
+            // 1 s disconnected-state probe.
+            #expect(probed.allSatisfy { $0 <= .milliseconds(250) })
+            #expect(probed.reduce(Duration.zero, +) < unprobed.reduce(Duration.zero, +))
+            print(
+                "quiet far end, 5 s outage: media seen back after the network returned: \(probed) with keepChecking, \(unprobed) without"
+            )
         }
 
         @Test("client address change + ICE restart: media continues on the new pair")

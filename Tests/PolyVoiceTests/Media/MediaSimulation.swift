@@ -81,6 +81,8 @@ final class AudioClock: SimulationParticipant {
     let client: EndpointNode
     let bridge: EndpointNode
     var signal: [Int16]
+    /// False: a quiet agent (the bridge sends no RTP, only RTCP).
+    var bridgeSends = true
     private var position = 0
     private var next: Instant
     private var echo = [Int16](repeating: 0, count: 960)
@@ -111,7 +113,7 @@ final class AudioClock: SimulationParticipant {
         for index in 0..<960 { frame[index] = position + index < signal.count ? signal[position + index] : 0 }
         position += 960
         frame.withUnsafeBufferPointer { client.endpoint.sendAudio($0, at: now) }
-        echo.withUnsafeBufferPointer { bridge.endpoint.sendAudio($0, at: now) }
+        if bridgeSends { echo.withUnsafeBufferPointer { bridge.endpoint.sendAudio($0, at: now) } }
         echo.withUnsafeMutableBufferPointer { bridge.endpoint.pullPlayout(into: $0, at: now) }
         frame.withUnsafeMutableBufferPointer { client.endpoint.pullPlayout(into: $0, at: now) }
         clientPlayout.append(contentsOf: frame)
@@ -135,14 +137,19 @@ final class MediaCall {
     let bridgeHost: SimHostID
     var clock: AudioClock?
 
-    init(seed: UInt64 = 7, signal: [Int16] = []) throws {
+    init(
+        seed: UInt64 = 7, signal: [Int16] = [], clientCodec: CodecSettings = CodecSettings(),
+        rtcpInterval: Duration = .seconds(1)
+    ) throws {
         network = SimulatedNetwork(seed: seed)
         var clientConfiguration = MediaEndpointConfiguration(
-            role: .client, certificate: try DTLSCertificate.generate(), seed: seed)
+            role: .client, codec: clientCodec, certificate: try DTLSCertificate.generate(), seed: seed)
         clientConfiguration.deterministicCredentials = true
+        clientConfiguration.rtcpInterval = rtcpInterval
         var bridgeConfiguration = MediaEndpointConfiguration(
             role: .bridge, certificate: try DTLSCertificate.generate(), seed: seed &+ 1)
         bridgeConfiguration.deterministicCredentials = true
+        bridgeConfiguration.rtcpInterval = rtcpInterval
         client = EndpointNode(try MediaEndpoint(configuration: clientConfiguration), addresses: [Self.clientAddress])
         bridge = EndpointNode(try MediaEndpoint(configuration: bridgeConfiguration), addresses: [Self.bridgeAddress])
         clientHost = network.addHost(client, addresses: [Self.clientAddress])
