@@ -40,7 +40,7 @@ struct CallDeviceModeTests {
         #expect(figure("playedSamples") > 48_000, "\(audio)")
         #expect(figure("outputDeviceSamples") > 48_000, "\(audio)")
         #expect(audio["processing"] as? Bool == true)
-        #expect(try #require(summary["packetsReceived"] as? Int) > 100)
+        #expect(try #require(summary["packetsReceived"] as? Int) > 50, "\(summary)")
         #expect(!result.stderr.contains("error"), "\(result.stderr)")
 
         // The same call with --no-audio-processing reports processing off.

@@ -102,7 +102,9 @@ struct CallStatusTmuxTests {
 
         // With null input the constant-level warning comes after ~10 s and joins the status line, which
         // then no longer fits 100 columns: it is cut, so it still rewrites itself instead of wrapping.
-        let warned = try await tmux.waitFor(timeout: .seconds(60)) { $0.contains("warning: constant microphone level") }
+        let warned = try await tmux.waitFor(timeout: .seconds(60)) {
+            $0.contains("warning: constant microphone level") && Self.status(in: $0) != nil
+        }
         let warnedStatus = try #require(warned.flatMap(Self.status(in:)), "no warning: \(tmux.screen)")
         let afterWarning = try await tmux.waitFor(timeout: .seconds(30)) {
             guard let status = Self.status(in: $0) else { return false }
