@@ -29,9 +29,13 @@ struct CallShellAudioProcessingTests {
 
         let off = try Self.runCall(agent: agent, caller: caller, components: .none)
         let on = try Self.runCall(agent: agent, caller: caller, components: .all)
+        let cancellerOnly = try Self.runCall(
+            agent: agent, caller: caller,
+            components: AudioProcessingOptions(echoCancellation: true, noiseSuppression: false, gainControl: false))
 
         let echoWindow = (farFrames * Self.frame - 3 * Self.rate)..<(farFrames * Self.frame)
         let echoReduction = Self.reductionDB(off.sent[echoWindow], on.sent[echoWindow])
+        let cancellerReduction = Self.reductionDB(off.sent[echoWindow], cancellerOnly.sent[echoWindow])
         // The caller alone, skipping the first 200 ms (the room's echo tail).
         let nearStart = farFrames * Self.frame + Self.rate / 5
         let nearWindow = nearStart..<((farFrames + nearFrames) * Self.frame)
@@ -39,9 +43,12 @@ struct CallShellAudioProcessingTests {
         print(
             "Call pipeline, room echo 60 ms at -6 dB: echo sent to the far end \(String(format: "%.1f", echoReduction)) dB "
                 + "lower with processing on (last 3 s of agent speech); caller's voice alone "
-                + "\(String(format: "%+.1f", -callerChange)) dB; processed frames \(on.counters.processedFrames)")
+                + "\(String(format: "%+.1f", -callerChange)) dB; echo canceller alone (no noise suppression or "
+                + "gain control) \(String(format: "%.1f", cancellerReduction)) dB; processed frames \(on.counters.processedFrames)"
+        )
         #expect(farFrames * Self.frame > 8 * Self.rate)
         #expect(echoReduction >= 10, "echo reduced only \(echoReduction) dB")
+        #expect(cancellerReduction >= 10, "the echo canceller alone reduced the echo only \(cancellerReduction) dB")
         // Gain control may lift the caller; suppression must not swallow them.
         #expect(callerChange <= 6, "caller's voice attenuated \(callerChange) dB")
         #expect(on.counters.isProcessingAudio && !off.counters.isProcessingAudio)
