@@ -3,11 +3,16 @@ import CPortAudio
 import Foundation
 
 /// The audio devices PortAudio sees (ALSA, including PulseAudio/PipeWire through ALSA's `pulse`
-/// plugin, and OSS). The list is read when PortAudio starts, once per process.
+/// plugin, and OSS). Each listing rescans while no device stream is open in the process, so devices
+/// plugged in meanwhile appear; while a stream is open, the scan made before it opened is used.
 public enum AudioDevices {
     /// Every device, in PortAudio's order.
     public static func list() throws(AudioDeviceError) -> [AudioDeviceInfo] {
-        try PortAudioRuntime.ensure()
+        try PortAudioRuntime.withCurrentDevices(scan)
+    }
+
+    /// Reads PortAudio's device list (PortAudio initialised, no rescan meanwhile).
+    private static func scan() -> [AudioDeviceInfo] {
         let count = Int(Pa_GetDeviceCount())
         guard count > 0 else { return [] }
         let defaultInput = Int(Pa_GetDefaultInputDevice())

@@ -20,12 +20,14 @@ final class DeviceStream: @unchecked Sendable {
 
     /// Opens and starts the stream (mono when the device accepts it, else stereo).
     init(device: AudioDeviceInfo, direction: AudioDirection, counters: DeviceCounters) throws(AudioDeviceError) {
-        try PortAudioRuntime.ensure()
+        // PortAudio stays initialised (no device rescan) while this stream exists; `deinit` releases it.
+        try PortAudioRuntime.retainStream()
         self.device = device
         self.direction = direction
         rate = max(8000, Int(device.defaultSampleRate.rounded()))
         let maxChannels = direction == .input ? device.maxInputChannels : device.maxOutputChannels
         guard maxChannels > 0 else {
+            PortAudioRuntime.releaseStream()
             throw .notFound(query: device.name, direction: direction, available: [])
         }
         latencyLimit = rate / 5  // 200 ms
@@ -43,6 +45,7 @@ final class DeviceStream: @unchecked Sendable {
         } catch {
             deviceScratch.deallocate()
             staged.deallocate()
+            PortAudioRuntime.releaseStream()
             throw .portAudio(operation: "resampler", device: device.name, message: error.message)
         }
         // Every property is set here, so a throw from `open` still runs `deinit` (which frees the buffers).
@@ -53,6 +56,7 @@ final class DeviceStream: @unchecked Sendable {
         close()
         deviceScratch.deallocate()
         staged.deallocate()
+        PortAudioRuntime.releaseStream()
     }
 
     private static func parameters(_ device: AudioDeviceInfo, _ direction: AudioDirection, channels: Int)

@@ -12,6 +12,9 @@ public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugString
     public var codec: CodecSettings
     /// Start with the microphone muted.
     public var muted: Bool
+    /// Echo cancellation (the speaker's audio as reference), noise suppression and gain control on the
+    /// microphone. `.auto` (the default) turns them on when input and output are both devices and
+    /// off for files, app buffers and null; `.off` sends the microphone untouched.
     public var audioProcessing: AudioProcessing
     /// How long a dropped network may take to come back before the call fails (default 30 s).
     public var reconnectTimeout: Duration
@@ -64,6 +67,7 @@ public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugString
 
     public var description: String {
         "VoiceOptions(input: \(input.displayName), output: \(output.displayName), muted: \(muted), "
+            + "audioProcessing: \(audioProcessing), "
             + "webrtcToken: \(webrtcToken.map(Redactor.marker) ?? "default"), "
             + "signalingHost: \(signalingHost?.host ?? "default"), reconnectTimeout: \(reconnectTimeout), "
             + "connectTimeout: \(connectTimeout))"

@@ -3,6 +3,7 @@ import Foundation
 import PolyCore
 import PolyMedia
 import PolySignaling
+import Synchronization
 
 /// One voice call to an agent through a voice bridge.
 ///
@@ -21,6 +22,8 @@ public final class PolyCall: Sendable {
     private let shell: CallShell
     private let outputs: CallOutputs
     private let audio: CallAudio
+    /// Whether `start()` has published the opened audio and watches for the end (once per call).
+    private let audioWatch = Mutex<Bool>(false)
 
     init(
         configuration: Configuration, options: VoiceOptions, mediaFactory: CallMediaFactory? = nil,
@@ -34,7 +37,8 @@ public final class PolyCall: Sendable {
         redactor.register(configuration.apiKey)
         redactor.register(token)
         let logger = Logger(level: configuration.logLevel, category: "call", sink: logSink, redactor: redactor)
-        let audio = try CallAudio.make(input: options.input, output: options.output, logger: logger)
+        let audio = CallAudio(
+            input: options.input, output: options.output, processing: options.audioProcessing, logger: logger)
         let outputs = CallOutputs(
             audioState: AudioState(
                 inputName: audio.inputName, outputName: audio.outputName, isMuted: options.muted))
@@ -50,12 +54,44 @@ public final class PolyCall: Sendable {
         logger.debug("call created with \(options)")
     }
 
-    /// Provisions the call, publishes the microphone and returns once the bridge answered the offer.
+    /// Opens the audio devices (or files, app buffers), provisions the call, publishes the microphone
+    /// and returns once the bridge answered the offer.
     ///
     /// Watch `states` for `.connected` (media flowing). Calling `start()` again while the call is
-    /// active (or after it ended) does nothing. Throws the `PolyError` the call failed with.
+    /// active (or after it ended) does nothing. Throws the `PolyError` the call failed with; a device
+    /// or file that cannot be opened fails the call at once with `.voice(.deviceUnavailable)`, before
+    /// anything is sent to the bridge.
     public func start() async throws {
+        guard !state.isTerminal else { return }
+        do {
+            try audio.open()
+        } catch {
+            guard !state.isTerminal else { return }  // ended meanwhile
+            outputs.states.yield(.failed(error))
+            throw error
+        }
+        publishOpenedAudio()
         try await shell.start()
+    }
+
+    /// Shows the opened endpoints' names (device names instead of "default device") and their device
+    /// changes on `audioStates`, and releases the audio once the call has ended, whichever way it ended.
+    private func publishOpenedAudio() {
+        let first = audioWatch.withLock { started -> Bool in
+            defer { started = true }
+            return !started
+        }
+        guard first else { return }
+        var state = outputs.audioStates.latest ?? AudioState()
+        state.inputName = audio.inputName
+        state.outputName = audio.outputName
+        if state != outputs.audioStates.latest { outputs.audioStates.yield(state) }
+        audio.forwardDeviceEvents(to: outputs.audioStates)
+        let states = outputs.states.stream()
+        Task { [audio] in
+            for await _ in states {}
+            audio.close()
+        }
     }
 
     /// Hangs up: closes the events socket, then the media, then deletes the call on the bridge (best effort).
@@ -116,6 +152,10 @@ public final class PolyCall: Sendable {
 
     /// Microphone and speaker levels of the last 20 ms.
     public var levels: CallAudioLevels { audio.meters.levels }
+
+    /// Samples captured and played, device underruns and overruns, and whether voice processing (echo
+    /// cancellation, noise suppression, gain control) runs on the microphone.
+    public var audioCounters: CallAudioCounters { audio.counters }
 
     /// Whether a finite input (a WAV file without loop, an app stream that finished) was sent to its end.
     public var isInputFinished: Bool { audio.inputFinished }

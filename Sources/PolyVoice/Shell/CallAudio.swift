@@ -1,38 +1,126 @@
-// The audio endpoints of one call (device, WAV file, app buffer, null) and the meters between them and
-// the media session.
+// The audio endpoints of one call (device, WAV file, app buffer, null), opened when the call starts, and
+// the meters and voice processing between them and the media session.
 import PolyAudio
 import Synchronization
 
 /// The call's audio: the source the media reads, the sink it writes, meters and the playout gate.
-struct CallAudio: Sendable {
-    let meters: CallAudioMeters
+///
+/// Made with the call, but nothing is opened until `open()` (at `PolyCall.start()`), so a call object
+/// that is never started holds no device; `close()` (at the end of the call) releases everything.
+final class CallAudio: Sendable {
+    let meters = CallAudioMeters()
     let source: MeteredSource
     let sink: GatedSink
-    var inputName: String { source.endpoint.name }
-    var outputName: String { sink.endpoint.name }
+    private let input: AudioInput
+    private let output: AudioOutput
+    private let processingSetting: AudioProcessing
+    private let logger: Logger
+    private let processing = Mutex<CallAudioProcessing?>(nil)
+    private let phase = Mutex<Phase>(.unopened)
 
-    /// Opens the endpoints the options ask for. Missing devices or files throw `.voice(.deviceUnavailable)`.
-    static func make(input: AudioInput, output: AudioOutput, logger: Logger) throws(PolyError) -> CallAudio {
-        let meters = CallAudioMeters()
-        let source = try openSource(input)
-        let sink: any AudioFrameSink
-        do {
-            sink = try openSink(output)
-        } catch {
-            source.close()
-            throw error
+    private enum Phase {
+        case unopened
+        case open
+        case closed
+    }
+
+    init(input: AudioInput, output: AudioOutput, processing: AudioProcessing, logger: Logger) {
+        self.input = input
+        self.output = output
+        processingSetting = processing
+        self.logger = logger
+        source = MeteredSource(placeholder: input.displayName, meters: meters, holdUntilConnected: input.isFinite)
+        sink = GatedSink(placeholder: output.displayName, meters: meters)
+    }
+
+    var inputName: String { source.name }
+    var outputName: String { sink.name }
+
+    /// Opens the endpoints the options ask for, with echo cancellation, noise suppression and gain
+    /// control when the options (and, for `.auto`, the endpoints) call for them. Does nothing when
+    /// already open. A missing device or file, or a call that already ended, throws
+    /// `.voice(.deviceUnavailable)`.
+    func open() throws(PolyError) {
+        try phase.withLock { (phase: inout Phase) throws(PolyError) in
+            switch phase {
+            case .open: return
+            case .closed: throw .voice(.deviceUnavailable("the call's audio was already released"))
+            case .unopened: break
+            }
+            let source = try Self.openSource(input)
+            let sink: any AudioFrameSink
+            do throws(PolyError) {
+                sink = try Self.openSink(output)
+            } catch {
+                source.close()
+                throw error
+            }
+            try install(
+                source: source, sink: sink, components: processingSetting.components(input: input, output: output))
+            phase = .open
         }
-        logger.debug("audio: \(source.name) → call → \(sink.name)")
-        return CallAudio(
-            meters: meters, source: MeteredSource(source, meters: meters, holdUntilConnected: input.isFinite),
-            sink: GatedSink(sink, meters: meters))
+    }
+
+    /// Installs opened endpoints (`open()`; tests pass their own) with the given voice processing.
+    func install(
+        source endpoint: any AudioFrameSource, sink output: any AudioFrameSink, components: AudioProcessingOptions
+    )
+        throws(PolyError)
+    {
+        var processor: CallAudioProcessing?
+        if components.isEnabled {
+            do {
+                processor = try CallAudioProcessing(options: components)
+            } catch {
+                endpoint.close()
+                output.close()
+                throw .voice(.deviceUnavailable("voice processing could not start: \(error)"))
+            }
+        }
+        processing.withLock { $0 = processor }
+        // Each install closes its endpoint when refused (the call's audio was closed meanwhile).
+        let sourceKept = source.install(endpoint, processing: processor)
+        let sinkKept = sink.install(output, processing: processor)
+        guard sourceKept, sinkKept else {
+            source.close()
+            sink.close()
+            throw .voice(.deviceUnavailable("the call's audio was already released"))
+        }
+        logger.debug(
+            "audio: \(endpoint.name) → call → \(output.name); voice processing "
+                + (components.isEnabled
+                    ? "on (echo \(components.echoCancellation), noise \(components.noiseSuppression), gain \(components.gainControl))"
+                    : "off"))
     }
 
     /// Whether a finite input (WAV file without loop, finished app stream) has been played to its end.
-    var inputFinished: Bool { source.endpoint.endOfStream }
+    var inputFinished: Bool { source.endOfStream }
 
-    /// Closes the endpoints (device streams, WAV headers, app streams). Idempotent.
+    /// What has gone through the endpoints so far.
+    var counters: CallAudioCounters {
+        var counters = meters.counters
+        let processor = processing.withLock { $0 }
+        counters.isProcessingAudio = processor != nil
+        counters.processedFrames = processor?.processed ?? 0
+        if let device = source.endpoint as? DeviceSource {
+            let figures = device.counters
+            counters.inputDeviceSamples = figures.samples
+            counters.inputUnderruns = figures.underruns
+            counters.inputOverruns = figures.overruns
+        }
+        if let device = sink.endpoint as? DeviceSink {
+            let figures = device.counters
+            counters.outputDeviceSamples = figures.samples
+            counters.outputUnderruns = figures.underruns
+            counters.outputOverruns = figures.overruns
+        }
+        return counters
+    }
+
+    /// Closes the endpoints (device streams, WAV headers, app streams). Idempotent; the audio cannot be
+    /// opened again afterwards.
     func close() {
+        phase.withLock { $0 = .closed }
         source.close()
         sink.close()
     }
@@ -58,7 +146,7 @@ struct CallAudio: Sendable {
     }
 
     private static func noDevice(_ direction: PolyCall.AudioDeviceDirection) -> PolyError {
-        .voice(.deviceUnavailable("this call does not use an audio device for its \(direction)"))
+        .voice(.deviceUnavailable("this call does not use an open audio device for its \(direction)"))
     }
 
     private static func openSource(_ input: AudioInput) throws(PolyError) -> any AudioFrameSource {
@@ -89,81 +177,6 @@ struct CallAudio: Sendable {
         } catch {
             throw .voice(.deviceUnavailable("\(output.displayName): \(error)"))
         }
-    }
-}
-
-/// The media's microphone: reads the endpoint, measures the frame's level. Audio clock thread only.
-final class MeteredSource: AudioFrameSource, @unchecked Sendable {
-    let endpoint: any AudioFrameSource
-    private let meters: CallAudioMeters
-    private let closed = Atomic<Bool>(false)
-    private let holdUntilConnected: Bool
-
-    init(_ endpoint: any AudioFrameSource, meters: CallAudioMeters, holdUntilConnected: Bool) {
-        self.endpoint = endpoint
-        self.meters = meters
-        self.holdUntilConnected = holdUntilConnected
-    }
-
-    var name: String { endpoint.name }
-    var endOfStream: Bool { endpoint.endOfStream }
-
-    /// Always fills the whole frame (silence where there is no audio) and reports it all as audio.
-    func read(into frame: UnsafeMutableBufferPointer<Int16>) -> Int {
-        // A device is read (and its audio dropped) so that its ring does not fill with stale audio.
-        guard !closed.load(ordering: .acquiring), !holdUntilConnected || meters.isCaptureOpen else {
-            frame.update(repeating: 0)
-            return frame.count
-        }
-        let real = endpoint.read(into: frame)
-        if !meters.isCaptureOpen {
-            frame.update(repeating: 0)
-            return frame.count
-        }
-        if real < frame.count, real >= 0 { UnsafeMutableBufferPointer(rebasing: frame[real...]).update(repeating: 0) }
-        meters.recordInput(dBFS: LevelMeter.measure(UnsafeBufferPointer(frame)).rmsDBFS)
-        return frame.count
-    }
-
-    func close() {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        endpoint.close()
-    }
-}
-
-/// The media's speaker: silence while the agent's audio is paused (barge-in), measures what is played.
-final class GatedSink: AudioFrameSink, @unchecked Sendable {
-    let endpoint: any AudioFrameSink
-    private let meters: CallAudioMeters
-    private let closed = Atomic<Bool>(false)
-    /// One frame of silence, allocated once (the clock thread must not allocate).
-    private let silence = UnsafeMutableBufferPointer<Int16>.allocate(capacity: AudioFrameFormat.samplesPerFrame)
-
-    init(_ endpoint: any AudioFrameSink, meters: CallAudioMeters) {
-        self.endpoint = endpoint
-        self.meters = meters
-        silence.initialize(repeating: 0)
-    }
-
-    deinit { silence.deallocate() }
-
-    var name: String { endpoint.name }
-
-    func write(_ frame: UnsafeBufferPointer<Int16>) {
-        guard !closed.load(ordering: .acquiring) else { return }
-        if meters.isPlayoutPaused {
-            let count = min(frame.count, silence.count)
-            endpoint.write(UnsafeBufferPointer(rebasing: silence[0..<count]))
-            meters.recordOutput(dBFS: AudioLevel.floorDBFS)
-        } else {
-            endpoint.write(frame)
-            meters.recordOutput(dBFS: LevelMeter.measure(frame).rmsDBFS)
-        }
-    }
-
-    func close() {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        endpoint.close()
     }
 }
 

@@ -1,4 +1,4 @@
-// Levels and the playout gate shared between the audio clock thread and the call shell, lock-free.
+// Levels, sample counts and the playout gate shared between the audio clock thread and the call shell, lock-free.
 import Synchronization
 
 /// Microphone and speaker levels of a call, in dBFS (-120 is silence).
@@ -14,15 +14,67 @@ public struct CallAudioLevels: Sendable, Hashable {
     }
 }
 
+/// What went through a call's audio endpoints (`PolyCall.audioCounters`).
+public struct CallAudioCounters: Sendable, Hashable {
+    /// 48 kHz samples of real audio read from the input (not the silence that fills gaps).
+    public var capturedSamples: Int
+    /// 48 kHz samples written to the output (the agent's audio, and silence while it is paused).
+    public var playedSamples: Int
+    /// Capture device: samples its real-time callback delivered, at the device's rate (0 without a device).
+    public var inputDeviceSamples: Int
+    /// Playback device: samples of audio its real-time callback played, at the device's rate.
+    public var outputDeviceSamples: Int
+    /// Capture device: 20 ms reads that found less than a frame captured (0 without a device).
+    public var inputUnderruns: Int
+    /// Capture device: samples dropped because its ring was full.
+    public var inputOverruns: Int
+    /// Playback device: callbacks that ran out of audio and played silence.
+    public var outputUnderruns: Int
+    /// Playback device: samples dropped because its ring was full or latency had to be cut.
+    public var outputOverruns: Int
+    /// Echo cancellation, noise suppression and gain control run on the microphone.
+    public var isProcessingAudio: Bool
+    /// Microphone frames that went through that processing.
+    public var processedFrames: Int
+
+    public init(
+        capturedSamples: Int = 0, playedSamples: Int = 0, inputDeviceSamples: Int = 0, outputDeviceSamples: Int = 0,
+        inputUnderruns: Int = 0, inputOverruns: Int = 0,
+        outputUnderruns: Int = 0, outputOverruns: Int = 0, isProcessingAudio: Bool = false, processedFrames: Int = 0
+    ) {
+        self.capturedSamples = capturedSamples
+        self.playedSamples = playedSamples
+        self.inputDeviceSamples = inputDeviceSamples
+        self.outputDeviceSamples = outputDeviceSamples
+        self.inputUnderruns = inputUnderruns
+        self.inputOverruns = inputOverruns
+        self.outputUnderruns = outputUnderruns
+        self.outputOverruns = outputOverruns
+        self.isProcessingAudio = isProcessingAudio
+        self.processedFrames = processedFrames
+    }
+}
+
 /// Written by the audio clock thread once per frame, read by the shell; no locks, no allocation.
 final class CallAudioMeters: Sendable {
     private let input = Atomic<UInt64>((-120.0).bitPattern)
     private let output = Atomic<UInt64>((-120.0).bitPattern)
     private let paused = Atomic<Bool>(false)
     private let captureOpen = Atomic<Bool>(false)
+    private let captured = Atomic<Int>(0)
+    private let played = Atomic<Int>(0)
 
     func recordInput(dBFS: Double) { input.store(dBFS.bitPattern, ordering: .relaxed) }
     func recordOutput(dBFS: Double) { output.store(dBFS.bitPattern, ordering: .relaxed) }
+
+    func recordCaptured(samples: Int) { captured.add(samples, ordering: .relaxed) }
+    func recordPlayed(samples: Int) { played.add(samples, ordering: .relaxed) }
+
+    /// The sample counts (the device and processing figures are filled in by `CallAudio`).
+    var counters: CallAudioCounters {
+        CallAudioCounters(
+            capturedSamples: captured.load(ordering: .relaxed), playedSamples: played.load(ordering: .relaxed))
+    }
 
     var levels: CallAudioLevels {
         CallAudioLevels(

@@ -24,7 +24,12 @@ extension Subcommand {
               --output DST           default (speaker), a device name or id, FILE.wav, or null
               --duration S           Hang up after S seconds connected
               --mute                 Start with the microphone muted
-              --json                 NDJSON events on stdout (state, stats each second, warnings, summary)
+              --no-audio-processing  Send the microphone untouched: no echo cancellation, noise
+                                     suppression or gain control (on by default when input and
+                                     output are both devices, always off for files and null)
+              --json                 NDJSON events on stdout (state, stats each second, warnings, summary;
+                                     stats and summary count captured/played samples and device
+                                     underruns/overruns)
               --verbose              Debug logs on stderr (secrets redacted)
 
             Examples:
@@ -42,14 +47,15 @@ enum CallCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let parsed = try Arguments(
             arguments, valued: ["bridge", "environment", "token-file", "input", "output", "duration"],
-            flagNames: ["mute", "json", "verbose"])
+            flagNames: ["mute", "no-audio-processing", "json", "verbose"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let environment = try Self.environment(parsed)
         let token = try Self.webCallingToken(parsed)
         let duration = try parsed.double("duration", in: 0.1...86_400)
         let options = VoiceOptions(
             input: Self.input(parsed.string("input") ?? "default"),
-            output: Self.output(parsed.string("output") ?? "default"), muted: parsed.flag("mute"))
+            output: Self.output(parsed.string("output") ?? "default"), muted: parsed.flag("mute"),
+            audioProcessing: parsed.flag("no-audio-processing") ? .off : .auto)
         let config = Configuration(
             apiKey: ProcessInfo.processInfo.environment["POLYVOICE_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? "not-set", environment: environment, webrtcToken: token,

@@ -43,8 +43,23 @@ final class TextCallReporter: CallReporter {
     }
 
     private func emit(_ line: String, live: Bool) {
-        // On a terminal, live lines overwrite each other; events get a line of their own.
-        writeOut(isTerminal ? "\r\u{1B}[2K" + line + (live ? "" : "\n") : line + "\n")
+        // On a terminal, live lines overwrite each other; events get a line of their own. A live line
+        // wider than the terminal would wrap, and "\r" then only rewrites its last row: cut it to fit.
+        guard isTerminal else { return writeOut(line + "\n") }
+        writeOut("\r\u{1B}[2K" + (live ? Self.fitted(line, columns: Self.terminalColumns()) : line + "\n"))
+    }
+
+    /// `line` cut to `columns - 1` characters (ending in "…" when cut); unchanged without a width.
+    static func fitted(_ line: String, columns: Int?) -> String {
+        guard let columns, columns > 1, line.count > columns - 1 else { return line }
+        return String(line.prefix(columns - 2)) + "…"
+    }
+
+    /// The terminal's width in columns, when stdout is a terminal that reports one.
+    static func terminalColumns() -> Int? {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     static func statusLine(_ snapshot: CallSnapshot, warnings: Set<QualityWarning>) -> String {
@@ -96,6 +111,17 @@ final class TextCallReporter: CallReporter {
             if let mos = outcome.quality.mos { figures.append(String(format: "MOS %.2f", mos)) }
             lines.append("  " + figures.joined(separator: ", "))
         }
+        let audio = outcome.audio
+        if audio.capturedSamples > 0 || audio.playedSamples > 0 {
+            var figures = [
+                String(format: "captured %.1f s", Double(audio.capturedSamples) / 48_000),
+                String(format: "played %.1f s", Double(audio.playedSamples) / 48_000),
+                "voice processing \(audio.isProcessingAudio ? "on" : "off")",
+            ]
+            let underruns = audio.inputUnderruns + audio.outputUnderruns
+            if underruns > 0 { figures.append("device underruns \(underruns)") }
+            lines.append("  audio: " + figures.joined(separator: ", "))
+        }
         return lines
     }
 }
@@ -131,6 +157,32 @@ final class JSONCallReporter: CallReporter {
         var packetsLost: Int64
         var concealedSamples: UInt64
         var warnings: [String]
+        var audio: AudioFigures
+    }
+
+    /// Samples through the audio endpoints (48 kHz) and device health.
+    struct AudioFigures: Encodable {
+        var capturedSamples: Int
+        var playedSamples: Int
+        var inputDeviceSamples: Int
+        var outputDeviceSamples: Int
+        var inputUnderruns: Int
+        var inputOverruns: Int
+        var outputUnderruns: Int
+        var outputOverruns: Int
+        var processing: Bool
+
+        init(_ counters: CallAudioCounters) {
+            capturedSamples = counters.capturedSamples
+            playedSamples = counters.playedSamples
+            inputDeviceSamples = counters.inputDeviceSamples
+            outputDeviceSamples = counters.outputDeviceSamples
+            inputUnderruns = counters.inputUnderruns
+            inputOverruns = counters.inputOverruns
+            outputUnderruns = counters.outputUnderruns
+            outputOverruns = counters.outputOverruns
+            processing = counters.isProcessingAudio
+        }
     }
 
     struct WarningEvent: Encodable {
@@ -154,6 +206,7 @@ final class JSONCallReporter: CallReporter {
         var rttMs: Double?
         var concealedSamples: UInt64
         var mos: Double?
+        var audio: AudioFigures
     }
 
     func state(_ state: CallState, elapsed: Duration) {
@@ -172,7 +225,8 @@ final class JSONCallReporter: CallReporter {
                 lossPercent: snapshot.quality.lossFraction * 100, mos: snapshot.quality.mos,
                 packetsSent: stats.outboundRtp.packetsSent, packetsReceived: stats.inboundRtp.packetsReceived,
                 packetsLost: stats.inboundRtp.packetsLost, concealedSamples: stats.inboundRtp.concealedSamples,
-                warnings: snapshot.quality.activeWarnings.map(\.rawValue).sorted()))
+                warnings: snapshot.quality.activeWarnings.map(\.rawValue).sorted(), audio: AudioFigures(snapshot.audio))
+        )
     }
 
     func warning(_ event: QualityWarningEvent, elapsed: Duration) {
@@ -196,7 +250,8 @@ final class JSONCallReporter: CallReporter {
                 packetsSent: stats.outboundRtp.packetsSent, packetsReceived: stats.inboundRtp.packetsReceived,
                 packetsLost: stats.inboundRtp.packetsLost, jitterMs: stats.inboundRtp.jitter * 1000,
                 rttMs: stats.remoteInboundRtp.roundTripTime.map { $0 * 1000 },
-                concealedSamples: stats.inboundRtp.concealedSamples, mos: outcome.quality.mos))
+                concealedSamples: stats.inboundRtp.concealedSamples, mos: outcome.quality.mos,
+                audio: AudioFigures(outcome.audio)))
     }
 
     private func write(_ value: some Encodable) {

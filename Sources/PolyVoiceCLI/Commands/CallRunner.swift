@@ -10,6 +10,7 @@ struct CallSnapshot: Sendable {
     var levels: CallAudioLevels
     var stats: MediaStats
     var quality: CallQuality
+    var audio: CallAudioCounters
 }
 
 /// How a call ended, for the summary and the exit code.
@@ -21,6 +22,7 @@ struct CallOutcome: Sendable {
     var connectedDuration: Duration
     var stats: MediaStats
     var quality: CallQuality
+    var audio: CallAudioCounters
 
     var exitCode: Int32 { Self.exitCode(for: finalState) }
 
@@ -76,7 +78,7 @@ enum CallRunner {
         } catch {
             let outcome = CallOutcome(
                 finalState: .failed(error), setupTime: nil, connectedDuration: .zero, stats: MediaStats(),
-                quality: CallQuality())
+                quality: CallQuality(), audio: CallAudioCounters())
             reporter.state(.failed(error), elapsed: .zero)
             reporter.summary(outcome)
             return outcome
@@ -116,7 +118,7 @@ enum CallRunner {
                 reporter.tick(
                     CallSnapshot(
                         state: call.state, elapsed: clock.now - started, levels: call.levels, stats: lastStats,
-                        quality: call.quality))
+                        quality: call.quality, audio: call.audioCounters))
             }
             if let stopWhenInputEnds, call.isInputFinished, connectedSince != nil {
                 inputEndedAt = inputEndedAt ?? clock.now
@@ -130,7 +132,7 @@ enum CallRunner {
         warnings.cancel()
         let outcome = CallOutcome(
             finalState: call.state, setupTime: await call.setupTime, connectedDuration: connectedDuration,
-            stats: lastStats, quality: call.quality)
+            stats: lastStats, quality: call.quality, audio: call.audioCounters)
         reporter.summary(outcome)
         return outcome
     }
