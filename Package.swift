@@ -86,5 +86,9 @@ let package = Package(
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),
         .executableTarget(
             name: "ConnectBench", dependencies: ["PolyVoice", "InteropSupport"], path: "Benchmarks/ConnectBench"),
+        .executableTarget(
+            name: "CallBench",
+            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "PolyAudio", "InteropSupport"],
+            path: "Benchmarks/CallBench"),
     ]
 )
