@@ -182,7 +182,7 @@ func run(_ options: Options) async throws -> [String: Any] {
 
 do {
     let result = try await run(Options(Array(CommandLine.arguments.dropFirst())))
-    let json = try JSONSerialization.data(withJSONObject: result, options: .sortedKeys)
+    let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .withoutEscapingSlashes])
     print("RESULT_JSON " + String(decoding: json, as: UTF8.self))
 } catch {
     print("CallBench failed: \(error)")

@@ -91,7 +91,7 @@ func run() async throws {
         "aiortc_p90_ms": aiortcP90, "ratio_aiortc_over_own": aiortcMedian / ownMedian, "target_ms": 30.0,
         "rounds": rounds, "what": "start ICE to SRTP keys ready, loopback UDP",
     ]
-    let json = try JSONSerialization.data(withJSONObject: result, options: .sortedKeys)
+    let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .withoutEscapingSlashes])
     print("RESULT_JSON " + String(decoding: json, as: UTF8.self))
 }
 
