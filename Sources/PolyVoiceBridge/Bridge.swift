@@ -1,6 +1,7 @@
 // The reference voice bridge, embeddable in-process: `Bridge(configuration).start()` → port.
 import Foundation
 import PolyCore
+import PolyNet
 import PolySignaling
 import Synchronization
 
@@ -13,6 +14,7 @@ public final class Bridge: Sendable {
         var server: HTTPServer
         var core: BridgeCore
         var timer: any DispatchSourceTimer
+        var mediaPort: SharedMediaPort?
     }
     private let running = Mutex<Running?>(nil)
 
@@ -24,7 +26,19 @@ public final class Bridge: Sendable {
         guard !configuration.tokens.isEmpty || configuration.allowAnyToken else { throw .noTokens }
         let template: AgentTemplate
         do { template = try AgentTemplate(configuration.agent) } catch { throw .agent(error) }
-        let core = BridgeCore(configuration: configuration, template: template)
+        var effective = configuration
+        var mediaPort: SharedMediaPort?
+        if let port = configuration.mediaPort {
+            guard let port = UInt16(exactly: port) else { throw .bind("media port \(port) is out of range") }
+            do {
+                let shared = try SharedMediaPort(bindingTo: TransportAddress(ip: configuration.mediaIP, port: port))
+                effective.media = configuration.media.sharing(shared)
+                mediaPort = shared
+            } catch {
+                throw .bind("media port: \(error)")
+            }
+        }
+        let core = BridgeCore(configuration: effective, template: template)
         let server: HTTPServer
         do {
             server = try HTTPServer(
@@ -33,6 +47,7 @@ public final class Bridge: Sendable {
                     capturedHeaders: ["x-call-token"]),
                 webSocket: EventsSocketHandlers.make(core), handler: BridgeRoutes.handler(core))
         } catch {
+            mediaPort?.close()
             throw .bind(error.description)
         }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "polyvoice-bridge-reaper"))
@@ -41,11 +56,12 @@ public final class Bridge: Sendable {
         timer.setEventHandler { core.reap(at: .now()) }
         let installed = running.withLock { running -> Bool in
             guard running == nil else { return false }
-            running = Running(server: server, core: core, timer: timer)
+            running = Running(server: server, core: core, timer: timer, mediaPort: mediaPort)
             return true
         }
         guard installed else {
             server.stop()
+            mediaPort?.close()
             throw .alreadyStarted
         }
         timer.resume()
@@ -57,6 +73,9 @@ public final class Bridge: Sendable {
 
     /// The listening port (nil when stopped).
     public var port: Int? { running.withLock { $0?.server.port } }
+
+    /// The shared media port's bound address (nil when stopped or when calls bind their own ports).
+    public var mediaAddress: TransportAddress? { running.withLock { $0?.mediaPort?.localAddress } }
 
     /// `http://host:port/` (nil when stopped).
     public var baseURL: URL? { port.map { URL(string: "http://\(configuration.host):\($0)/")! } }
@@ -88,6 +107,7 @@ public final class Bridge: Sendable {
         // Let the close frames go out before the service thread ends.
         Thread.sleep(forTimeInterval: 0.05)
         stopped.server.stop()
+        stopped.mediaPort?.close()
         configuration.log.event(.info, "bridge.stopped")
     }
 

@@ -1,5 +1,6 @@
 // Everything `Bridge` needs: where to listen, who may call, which agent answers, limits and timeouts.
 import Foundation
+import PolyNet
 import PolySignaling
 
 /// The configuration of a reference bridge.
@@ -16,8 +17,13 @@ public struct BridgeConfiguration: Sendable {
     public var agent: AgentSpec
     /// Modes `POST /api/v1/call` accepts; others are answered 403.
     public var allowedModes: Set<String>
-    /// `HOST:PORT` advertised in ICE candidates instead of the bound address (1:1 NAT, relays).
+    /// `HOST:PORT` advertised in ICE candidates instead of the bound address (1:1 NAT, relays). With
+    /// per-call ports only the host is used; with `mediaPort` the candidates carry exactly `HOST:PORT`.
     public var advertise: String?
+    /// nil (default): each call binds its own UDP port. A number: one UDP port for the media of every call
+    /// on `mediaIP` (0 picks a free one; read it from `Bridge.mediaAddress`), demultiplexed by ICE ufrag
+    /// and then by remote address. See docs/ARCHITECTURE.md for the choice.
+    public var mediaPort: Int?
     /// At most this many concurrent calls; further provisions get 503 with `Retry-After`.
     public var maxCalls: Int
     /// Where agents record the caller (`<callId>.wav`) and the script timeline; nil records nothing.
@@ -42,7 +48,8 @@ public struct BridgeConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 0, tokens: [String] = [], allowAnyToken: Bool = false,
         agent: AgentSpec = .echo(delayMilliseconds: 0), allowedModes: Set<String> = ["voice-agent", "echo"],
-        advertise: String? = nil, maxCalls: Int = 100, recordDirectory: URL? = nil, maxBodyBytes: Int = 64 * 1024,
+        advertise: String? = nil, mediaPort: Int? = nil, maxCalls: Int = 100, recordDirectory: URL? = nil,
+        maxBodyBytes: Int = 64 * 1024,
         rateLimit: RateLimiter.Configuration = .init(), timeouts: CallReaper.Timeouts = .init(),
         reapInterval: Duration = .milliseconds(100), eventsAuthTimeout: Duration = .seconds(5),
         media: BridgeMediaFactory = .unavailable,
@@ -55,6 +62,7 @@ public struct BridgeConfiguration: Sendable {
         self.agent = agent
         self.allowedModes = allowedModes
         self.advertise = advertise
+        self.mediaPort = mediaPort
         self.maxCalls = maxCalls
         self.recordDirectory = recordDirectory
         self.maxBodyBytes = maxBodyBytes
@@ -65,6 +73,15 @@ public struct BridgeConfiguration: Sendable {
         self.media = media
         self.log = log
         self.clientKey = clientKey
+    }
+}
+
+extension BridgeConfiguration {
+    /// The address media sockets bind: the HTTP host, except that a wildcard host binds media on loopback
+    /// (candidates must name a reachable address; use `advertise` for others).
+    public var mediaIP: IPAddress {
+        guard let ip = IPAddress(host), ip != .anyV4 else { return .loopbackV4 }
+        return ip
     }
 }
 

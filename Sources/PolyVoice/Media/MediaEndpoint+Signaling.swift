@@ -170,7 +170,8 @@ extension MediaEndpoint {
             candidates = candidates.map { candidate in
                 var rewritten = candidate
                 if candidate.kind == .host, candidate.address.family == advertised.family {
-                    rewritten.address = TransportAddress(ip: advertised, port: candidate.address.port)
+                    rewritten.address = TransportAddress(
+                        ip: advertised, port: configuration.advertisedPort ?? candidate.address.port)
                 }
                 return rewritten
             }

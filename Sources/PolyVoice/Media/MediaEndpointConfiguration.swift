@@ -28,6 +28,9 @@ public struct MediaEndpointConfiguration: Sendable {
     public var deterministicCredentials = false
     /// Bridge behind a known public address: candidates carry this IP instead of the bound one (port kept).
     public var advertisedAddress: IPAddress?
+    /// With `advertisedAddress`, a 1:1 NAT that also maps the port (a bridge's shared media port behind a
+    /// relay or NAT): candidates carry this port instead of the bound one.
+    public var advertisedPort: UInt16?
     /// `mediaStalled` once no authenticated media (SRTP/SRTCP) arrived for this long while connected.
     public var stallTimeout: Duration = .seconds(2)
     /// Upper bound of the loss percentage given to the encoder (driven by the far end's receiver reports).

@@ -7,7 +7,8 @@ import PolyNet
 
 /// Runs one `MediaEndpoint` on an `EventLoop` (all calls of a process share `EventLoop.shared`).
 ///
-/// One UDP socket per local address (port 0). Every 20 ms the audio clock reads a frame from `source`,
+/// One UDP socket per local address (port 0), or an injected `MediaDatagramLink` (a bridge's shared port)
+/// instead of sockets of its own. Every 20 ms the audio clock reads a frame from `source`,
 /// sends it, pulls 20 ms of playout and writes it to `sink` (file audio is paced in real time by this
 /// clock). Events reach `onEvent` on the loop thread, in order. The signaling-facing methods may be called
 /// from any thread or task: they hop onto the loop and return there.
@@ -22,6 +23,8 @@ public final class MediaTransport: @unchecked Sendable {
     private let source: (any AudioFrameSource)?
     private let sink: (any AudioFrameSink)?
     private let onEvent: EventHandler
+    /// Datagrams go through this instead of `sockets` when set.
+    private let link: (any MediaDatagramLink)?
 
     // Loop thread only.
     private var sockets: [UDPSocket] = []
@@ -29,6 +32,7 @@ public final class MediaTransport: @unchecked Sendable {
     private var timer: (timer: EventLoop.Timer, deadline: Instant)?
     private var audioTimer: EventLoop.Timer?
     private var nextTick: Instant?
+    private var linkUfrag: String?
     private var gatheringWaiters: [CheckedContinuation<String, any Error>] = []
     private var closed = false
     private var sendFrame: [Int16]
@@ -39,12 +43,46 @@ public final class MediaTransport: @unchecked Sendable {
 
     /// Binds one socket per address in `localIPs` (port 0), registers them on `loop` and starts gathering
     /// and the audio clock. Throws if the endpoint cannot be set up or no socket binds.
-    public init(
+    public convenience init(
         configuration: MediaEndpointConfiguration, localIPs: [IPAddress] = [.loopbackV4], loop: EventLoop = .shared,
         source: (any AudioFrameSource)? = nil, sink: (any AudioFrameSink)? = nil,
         onEvent: @escaping EventHandler = { _ in }
     ) throws {
+        var bound: [UDPSocket] = []
+        for ip in localIPs {
+            bound.append(try UDPSocket(bindingTo: TransportAddress(ip: ip, port: 0)))
+        }
+        guard !bound.isEmpty else { throw MediaEndpointError.setup("no local address to bind") }
+        try self.init(
+            configuration: configuration, loop: loop, link: nil, source: source, sink: sink, onEvent: onEvent)
+        let opened = bound
+        loop.execute { [self] in
+            for socket in opened { adopt(socket) }
+            start(localAddresses: sockets.map(\.localAddress))
+        }
+    }
+
+    /// Runs on `link` (its loop, its address) instead of binding sockets: the link delivers this call's
+    /// datagrams and is told the local ICE ufrag whenever it changes. `restartICE(localIPs:)` cannot rebind.
+    public convenience init(
+        configuration: MediaEndpointConfiguration, link: any MediaDatagramLink,
+        source: (any AudioFrameSource)? = nil, sink: (any AudioFrameSink)? = nil,
+        onEvent: @escaping EventHandler = { _ in }
+    ) throws {
+        try self.init(
+            configuration: configuration, loop: link.loop, link: link, source: source, sink: sink, onEvent: onEvent)
+        link.loop.execute { [self] in
+            link.open { [weak self] datagram, source in self?.received(datagram, from: source, to: link.localAddress) }
+            start(localAddresses: [link.localAddress])
+        }
+    }
+
+    private init(
+        configuration: MediaEndpointConfiguration, loop: EventLoop, link: (any MediaDatagramLink)?,
+        source: (any AudioFrameSource)?, sink: (any AudioFrameSink)?, onEvent: @escaping EventHandler
+    ) throws {
         self.loop = loop
+        self.link = link
         endpoint = try MediaEndpoint(configuration: configuration)
         self.source = source
         self.sink = sink
@@ -52,18 +90,6 @@ public final class MediaTransport: @unchecked Sendable {
         let samples = configuration.codec.samplesPerFrame * configuration.codec.channels
         sendFrame = [Int16](repeating: 0, count: samples)
         playFrame = [Int16](repeating: 0, count: 960)
-        var bound: [UDPSocket] = []
-        for ip in localIPs {
-            bound.append(try UDPSocket(bindingTo: TransportAddress(ip: ip, port: 0)))
-        }
-        guard !bound.isEmpty else { throw MediaEndpointError.setup("no local address to bind") }
-        let opened = bound
-        loop.execute { [self] in
-            for socket in opened { adopt(socket) }
-            endpoint.handle(.localAddresses(sockets.map(\.localAddress)), at: .now())
-            startAudioClock()
-            drain()
-        }
     }
 
     // MARK: Signaling-facing calls (any thread)
@@ -107,6 +133,7 @@ public final class MediaTransport: @unchecked Sendable {
                 do {
                     if let localIPs { try rebind(to: localIPs) }
                     try endpoint.restartICE(at: .now())
+                    syncLinkUfrag()
                     offerWhenGathered(continuation)
                 } catch {
                     continuation.resume(throwing: error)
@@ -146,7 +173,9 @@ public final class MediaTransport: @unchecked Sendable {
     /// The bound socket addresses.
     public func localAddresses() async -> [TransportAddress] {
         await withCheckedContinuation { continuation in
-            loop.execute { [self] in continuation.resume(returning: sockets.map(\.localAddress)) }
+            loop.execute { [self] in
+                continuation.resume(returning: link.map { [$0.localAddress] } ?? sockets.map(\.localAddress))
+            }
         }
     }
 
@@ -168,7 +197,9 @@ public final class MediaTransport: @unchecked Sendable {
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             loop.execute { [self] in
-                continuation.resume(with: Result { try body(endpoint, .now()) })
+                let result = Result { try body(endpoint, .now()) }
+                syncLinkUfrag()  // before the answer leaves: the caller's checks may follow at once
+                continuation.resume(with: result)
                 drain()
             }
         }
@@ -184,6 +215,22 @@ public final class MediaTransport: @unchecked Sendable {
         }
     }
 
+    private func start(localAddresses: [TransportAddress]) {
+        endpoint.handle(.localAddresses(localAddresses), at: .now())
+        syncLinkUfrag()
+        startAudioClock()
+        drain()
+    }
+
+    /// Tells the link the endpoint's ufrag when it changed (start, ICE restart).
+    private func syncLinkUfrag() {
+        guard let link, !closed else { return }
+        let ufrag = endpoint.localUfrag
+        guard ufrag != linkUfrag else { return }
+        linkUfrag = ufrag
+        link.setLocalUfrag(ufrag)
+    }
+
     private func adopt(_ socket: UDPSocket) {
         let local = socket.localAddress
         sockets.append(socket)
@@ -194,6 +241,7 @@ public final class MediaTransport: @unchecked Sendable {
     }
 
     private func rebind(to ips: [IPAddress]) throws {
+        guard link == nil else { throw MediaEndpointError.wrongState("a shared media link cannot rebind") }
         let keep = sockets.filter { ips.contains($0.localAddress.ip) }
         for (index, socket) in sockets.enumerated() where !keep.contains(where: { $0 === socket }) {
             loop.unregister(registrations[index])
@@ -220,6 +268,10 @@ public final class MediaTransport: @unchecked Sendable {
         while let output = endpoint.pollOutput(at: now) {
             switch output {
             case .transmit(let bytes, let from, let to):
+                if let link {
+                    bytes.withUnsafeBytes { link.send($0, to: to) }
+                    continue
+                }
                 let socket =
                     sockets.first { $0.localAddress == from } ?? sockets.first { $0.localAddress.family == to.family }
                 _ = try? socket?.send(bytes, to: to)
@@ -295,6 +347,7 @@ public final class MediaTransport: @unchecked Sendable {
         audioTimer = nil
         for registration in registrations { loop.unregister(registration) }
         for socket in sockets { socket.close() }
+        link?.close()
         registrations.removeAll()
         sockets.removeAll()
         source?.close()

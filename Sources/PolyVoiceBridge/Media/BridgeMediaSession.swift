@@ -83,10 +83,13 @@ public struct BridgeMediaContext: Sendable {
     public var advertise: String?
     /// The bridge's logger (already redacting).
     public var logger: Logger
+    /// The bridge's shared media port (`BridgeConfiguration.mediaPort`); nil: the call binds its own.
+    public var sharedPort: SharedMediaPort?
 
     public init(
         callID: String, mode: String, makeAgent: @escaping @Sendable () throws -> any BridgeAgent,
-        emit: @escaping @Sendable (AgentEvent) -> Void, advertise: String?, logger: Logger
+        emit: @escaping @Sendable (AgentEvent) -> Void, advertise: String?, logger: Logger,
+        sharedPort: SharedMediaPort? = nil
     ) {
         self.callID = callID
         self.mode = mode
@@ -94,6 +97,7 @@ public struct BridgeMediaContext: Sendable {
         self.emit = emit
         self.advertise = advertise
         self.logger = logger
+        self.sharedPort = sharedPort
     }
 }
 
@@ -103,6 +107,16 @@ public struct BridgeMediaFactory: Sendable {
 
     public init(make: @escaping @Sendable (BridgeMediaContext) throws(BridgeMediaError) -> any BridgeMediaSession) {
         self.make = make
+    }
+
+    /// This factory with every call's context pointing at `port` (the bridge's shared media port).
+    public func sharing(_ port: SharedMediaPort) -> BridgeMediaFactory {
+        let make = self.make
+        return BridgeMediaFactory { context throws(BridgeMediaError) in
+            var shared = context
+            shared.sharedPort = port
+            return try make(shared)
+        }
     }
 
     /// No media engine: calls provision, but connect answers 503.

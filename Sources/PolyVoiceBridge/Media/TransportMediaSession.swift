@@ -1,5 +1,6 @@
 // The real media of a bridge call: PolyVoice's MediaTransport (ICE-lite, DTLS, SRTP, Opus) with the
-// call's agent as its audio source and sink. One UDP socket per call on the shared event loop.
+// call's agent as its audio source and sink. One UDP socket per call on the shared event loop, or a link
+// through the bridge's shared media port.
 import PolyCore
 import PolyMedia
 import PolyNet
@@ -15,7 +16,9 @@ public final class TransportMediaSession: BridgeMediaSession {
     private let logger: Logger
     private let callID: String
 
-    /// Binds a socket on `localIP` and starts the transport; the agent comes from `context.makeAgent()`.
+    /// Binds a socket on `localIP` (or takes a link of `context.sharedPort`) and starts the transport; the
+    /// agent comes from `context.makeAgent()`. `context.advertise` replaces the candidates' IP, and with a
+    /// shared port also their port (`HOST:PORT`, a 1:1 NAT or relay in front of the port).
     public init(context: BridgeMediaContext, localIP: IPAddress) throws(BridgeMediaError) {
         let agent: any BridgeAgent
         do { agent = try context.makeAgent() } catch { throw .unavailable("agent: \(error)") }
@@ -35,22 +38,32 @@ public final class TransportMediaSession: BridgeMediaSession {
             throw .unavailable("DTLS certificate: \(error)")
         }
         if let advertise = context.advertise {
-            configuration.advertisedAddress = TransportAddress(advertise)?.ip ?? IPAddress(advertise)
+            let mapped = TransportAddress(advertise)
+            configuration.advertisedAddress = mapped?.ip ?? IPAddress(advertise)
+            // Per-call ports cannot all be mapped to one port: only the shared port takes the advertised one.
+            if context.sharedPort != nil { configuration.advertisedPort = mapped?.port }
         }
         let logger = context.logger
         let callID = context.callID
         do {
-            transport = try MediaTransport(
-                configuration: configuration, localIPs: [localIP], source: driver, sink: driver,
-                onEvent: { event in
-                    switch event {
-                    case .connected: shared.snapshot.withLock { $0.isConnected = true }
-                    case .mediaFlowing: shared.flowing.store(true, ordering: .relaxed)
-                    case .mediaStalled: shared.flowing.store(false, ordering: .relaxed)
-                    case .failed(let why): logger.warn("call \(callID) media failed: \(why)")
-                    default: break
-                    }
-                })
+            let onEvent: MediaTransport.EventHandler = { event in
+                switch event {
+                case .connected: shared.snapshot.withLock { $0.isConnected = true }
+                case .mediaFlowing: shared.flowing.store(true, ordering: .relaxed)
+                case .mediaStalled: shared.flowing.store(false, ordering: .relaxed)
+                case .failed(let why): logger.warn("call \(callID) media failed: \(why)")
+                default: break
+                }
+            }
+            if let port = context.sharedPort {
+                transport = try MediaTransport(
+                    configuration: configuration, link: port.makeLink(), source: driver, sink: driver,
+                    onEvent: onEvent)
+            } else {
+                transport = try MediaTransport(
+                    configuration: configuration, localIPs: [localIP], source: driver, sink: driver,
+                    onEvent: onEvent)
+            }
         } catch {
             throw .unavailable("\(error)")
         }
@@ -133,7 +146,8 @@ private final class SharedState: Sendable {
 }
 
 extension BridgeMediaFactory {
-    /// Real media: one `TransportMediaSession` per call, its socket bound on `localIP`.
+    /// Real media: one `TransportMediaSession` per call, its socket bound on `localIP` (or, when the bridge
+    /// has a shared media port, a link through it).
     public static func transport(localIP: IPAddress = .loopbackV4) -> BridgeMediaFactory {
         BridgeMediaFactory { context throws(BridgeMediaError) in
             try TransportMediaSession(context: context, localIP: localIP)

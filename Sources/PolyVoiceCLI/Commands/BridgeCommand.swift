@@ -24,8 +24,12 @@ extension Subcommand {
                                      loop:FILE (play it looped), script:DIR (turn-taking with DIR/1.wav, 2.wav…)
               --token-file F         Accepted web calling tokens, one per line
               --allow-any-token      Accept any bearer token (development only)
-              --advertise HOST[:PORT] IP to put in ICE candidates instead of the bound one (1:1 NAT); each
-                                     call has its own UDP port, so only the host part is used
+              --media-port N         One UDP port for the media of every call (0 picks a free one),
+                                     demultiplexed by ICE ufrag and remote address; without it each call
+                                     binds its own port
+              --advertise HOST[:PORT] Address to put in ICE candidates instead of the bound one (1:1 NAT
+                                     or a relay); with --media-port the candidates carry exactly
+                                     HOST:PORT, without it each call has its own port and only HOST is used
               --max-calls N          Concurrent call limit (default 100); beyond it provisioning answers
                                      503 with Retry-After: 5
               --record DIR           Record each caller to DIR/<callId>.wav (script: also a turn timeline)
@@ -44,8 +48,8 @@ private enum BridgeCommand {
         let parsed = try Arguments(
             arguments,
             valued: [
-                "host", "port", "agent", "token-file", "advertise", "max-calls", "record", "log-format",
-                "resume-grace", "media-timeout", "rate",
+                "host", "port", "agent", "token-file", "advertise", "media-port", "max-calls", "record",
+                "log-format", "resume-grace", "media-timeout", "rate",
             ],
             flagNames: ["allow-any-token", "verbose"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
@@ -72,20 +76,20 @@ private enum BridgeCommand {
             fileContents: fileContents, environment: ProcessInfo.processInfo.environment["POLYVOICE_BRIDGE_TOKEN"])
         let rate = Double(try parsed.int("rate", in: 1...100_000) ?? 20)
         let host = parsed.string("host") ?? "127.0.0.1"
-        guard let hostIP = IPAddress(host) else { throw UsageError("--host must be an IP address, not '\(host)'") }
-        // Media sockets bind the same address (a wildcard host binds them on loopback: use --advertise).
-        let mediaIP = hostIP == .anyV4 ? IPAddress.loopbackV4 : hostIP
-        let configuration = BridgeConfiguration(
+        guard IPAddress(host) != nil else { throw UsageError("--host must be an IP address, not '\(host)'") }
+        var configuration = BridgeConfiguration(
             host: host, port: try parsed.int("port", in: 0...65535) ?? 8080,
             tokens: tokens, allowAnyToken: parsed.flag("allow-any-token"), agent: agent,
-            advertise: parsed.string("advertise"), maxCalls: try parsed.int("max-calls", in: 1...100_000) ?? 100,
+            advertise: parsed.string("advertise"), mediaPort: try parsed.int("media-port", in: 0...65535),
+            maxCalls: try parsed.int("max-calls", in: 1...100_000) ?? 100,
             recordDirectory: parsed.string("record").map { URL(fileURLWithPath: $0, isDirectory: true) },
             rateLimit: .init(burst: rate * 2, ratePerSecond: rate),
             timeouts: .init(
                 resumeGrace: .milliseconds(Int64((try parsed.double("resume-grace", in: 0...3600) ?? 10) * 1000)),
                 mediaTimeout: .milliseconds(Int64((try parsed.double("media-timeout", in: 1...3600) ?? 15) * 1000))),
-            media: .transport(localIP: mediaIP),
             log: BridgeLog(format: format, level: parsed.flag("verbose") ? .debug : .info))
+        // Media sockets bind the host's address (a wildcard host binds them on loopback: use --advertise).
+        configuration.media = .transport(localIP: configuration.mediaIP)
         let bridge = Bridge(configuration: configuration)
         let port: Int
         do { port = try bridge.start() } catch {
@@ -96,7 +100,8 @@ private enum BridgeCommand {
             case .agent, .alreadyStarted: return ExitCode.failure
             }
         }
-        print("bridge: listening on http://\(configuration.host):\(port)/ (agent \(agent))")
+        let media = bridge.mediaAddress.map { ", media on udp \($0)" } ?? ""
+        print("bridge: listening on http://\(configuration.host):\(port)/ (agent \(agent)\(media))")
         fflush(nil)
         waitForTermination()
         bridge.stop()
