@@ -8,7 +8,7 @@ import PolyAudio
 struct ArrivalTimeline: Decodable {
     /// Monotonic seconds at which the source's sample 0 was due (sample i is due i / 48000 s later).
     let sendStart: Double
-    /// [arrival seconds, index of the frame's first sample in the received audio].
+    /// [arrival seconds, index of the frame's first sample in the received audio, its pts in samples (-1: none)].
     let frames: [[Double]]
     let setupSeconds: Double?
 
@@ -22,6 +22,26 @@ struct ArrivalTimeline: Decodable {
     func time(ofSample index: Int) -> Double? {
         guard let frame = frames.last(where: { Int($0[1]) <= index }) else { return nil }
         return frame[0] + Double(index - Int(frame[1])) / Double(BenchSignals.rate)
+    }
+
+    /// The received audio placed by pts, as a player with a fixed delay would play it: a lost packet (aiortc
+    /// delivers nothing for it) leaves silence instead of pulling the rest earlier. Returns the placed audio and
+    /// the placed index of each frame's first sample; nil without usable pts.
+    func playout(_ received: [Int16]) -> (audio: [Int16], starts: [Int])? {
+        guard let first = frames.first?[2], first >= 0 else { return nil }
+        let starts = frames.map { Int($0[2] - first) }
+        guard let last = starts.max(), starts.allSatisfy({ $0 >= 0 }), last < 600 * BenchSignals.rate else {
+            return nil
+        }
+        var audio = [Int16](repeating: 0, count: last + BenchSignals.frame)
+        for (index, frame) in frames.enumerated() {
+            let from = Int(frame[1])
+            let to = index + 1 < frames.count ? Int(frames[index + 1][1]) : received.count
+            for offset in 0..<min(to - from, audio.count - starts[index]) {
+                audio[starts[index] + offset] = received[from + offset]
+            }
+        }
+        return (audio, starts)
     }
 
     /// The first received sample that arrived at or after `time`.

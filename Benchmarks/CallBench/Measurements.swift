@@ -44,17 +44,22 @@ enum Measurements {
     }
 
     /// The received audio from where the speech would be heard with no delay, speech length plus one second.
-    /// aiortc: the second pass of its looped file (the first may start before the echo line is pulled).
+    /// aiortc: its audio placed by pts (see `ArrivalTimeline.playout`), from the first frame that arrived after
+    /// the second pass of its looped file began (the first pass may start before the echo line is pulled).
     static func speechSegment(_ call: ReceivedCall, file: Int, speech: Int) -> [Int16]? {
+        let audio: [Int16]
         let start: Int?
         if let timeline = call.timeline {
-            start = timeline.sample(
-                atTime: timeline.sendStart + Double(file + BenchSignals.contentStart) / Double(BenchSignals.rate))
+            guard let placed = timeline.playout(call.received) else { return nil }
+            audio = placed.audio
+            let due = timeline.sendStart + Double(file + BenchSignals.contentStart) / Double(BenchSignals.rate)
+            start = timeline.frames.firstIndex(where: { $0[0] >= due }).map { placed.starts[$0] }
         } else {
+            audio = call.received
             start = call.inputStart.map { $0 + BenchSignals.contentStart }
         }
-        guard let start, start < call.received.count else { return nil }
-        return Array(call.received[start..<min(call.received.count, start + speech + BenchSignals.rate)])
+        guard let start, start < audio.count else { return nil }
+        return Array(audio[start..<min(audio.count, start + speech + BenchSignals.rate)])
     }
 }
 

@@ -5,7 +5,8 @@
 // PESQ-WB of echoed speech, clean and with 5% loss each way through an ImpairmentRelay in front of the
 // bridge's media. Ends with one `RESULT_JSON {…}` line.
 //
-// Usage: CallBench [--calls N] [--chirps N] [--out DIR] [--seed N]
+// Median PESQ over --speech-calls calls per scenario and caller.
+// Usage: CallBench [--calls N] [--chirps N] [--speech-calls N] [--out DIR] [--seed N]
 import Foundation
 import InteropSupport
 import PolyAudio
@@ -17,6 +18,7 @@ struct Options {
     var calls = 10
     var chirps = 5
     var seed: UInt64 = 1
+    var speechCalls = 2
     var out = "out/callbench"
 
     init(_ arguments: [String]) throws {
@@ -26,14 +28,17 @@ struct Options {
             switch name {
             case "--calls": calls = try Self.positive(name, value)
             case "--chirps": chirps = try Self.positive(name, value)
+            case "--speech-calls": speechCalls = try Self.positive(name, value)
             case "--seed": seed = UInt64(try Self.positive(name, value))
             case "--out": out = value
             default:
                 throw BenchError(
-                    "unknown option \(name); usage: CallBench [--calls N] [--chirps N] [--out DIR] [--seed N]")
+                    "unknown option \(name); usage: \(Self.usage)")
             }
         }
     }
+
+    static let usage = "CallBench [--calls N] [--chirps N] [--speech-calls N] [--out DIR] [--seed N]"
 
     static func positive(_ name: String, _ value: String) throws -> Int {
         guard let number = Int(value), number > 0 else { throw BenchError("\(name) needs a positive integer") }
@@ -113,7 +118,7 @@ func run(_ options: Options) async throws -> [String: Any] {
         "own_setup_ms": ownSetup, "aiortc_setup_ms": aiortcSetup, "own_m2e_ms": ownLatency,
         "aiortc_m2e_ms": aiortcLatency, "own_m2e_missed": ownMissed, "aiortc_m2e_missed": aiortcMissed,
         "own_unanchored_calls": unanchored, "target_setup_ms": 100.0, "target_m2e_ms": 90.0,
-        "loss_percent_each_way": BenchBridge.lossPercent,
+        "loss_percent_each_way": BenchBridge.lossPercent, "speech_calls": options.speechCalls,
     ]
     let distributions: [(String, String, [Double])] = [
         ("own_setup", "our PolyCall setup (start → DTLS connected)", ownSetup),
@@ -149,30 +154,41 @@ func run(_ options: Options) async throws -> [String: Any] {
             continue
         }
         defer { if bridge !== clean { bridge.stop() } }
-        let own = try await OwnCall.run(
-            bridgePort: bridge.port, token: token, input: speechFile,
-            output: outDirectory.appendingPathComponent("own-speech-\(scenario).wav"))
-        let theirs = try await AiortcCall.run(
-            peer: peer, bridgePort: bridge.port, token: token, input: speechFile, duration: speechDuration,
-            scratch: outDirectory, name: "aiortc-speech-\(scenario)")
-        for (who, call) in [("own", own), ("aiortc", theirs)] {
-            let key = "\(who)_\(scenario)"
-            guard let segment = Measurements.speechSegment(call, file: speechSamples.count, speech: speech.count) else {
-                print("\(key): no echoed speech to score")
-                result["\(key)_pesq_wb"] = NSNull()
-                continue
+        var scores: [String: [QualityScore]] = [:]
+        var setups: [String: [Double]] = [:]
+        for round in 0..<options.speechCalls {
+            let own = try await OwnCall.run(
+                bridgePort: bridge.port, token: token, input: speechFile,
+                output: outDirectory.appendingPathComponent("own-speech-\(scenario)-\(round).wav"))
+            let theirs = try await AiortcCall.run(
+                peer: peer, bridgePort: bridge.port, token: token, input: speechFile, duration: speechDuration,
+                scratch: outDirectory, name: "aiortc-speech-\(scenario)-\(round)")
+            for (who, call) in [("own", own), ("aiortc", theirs)] {
+                let key = "\(who)_\(scenario)"
+                if let setup = call.setupMilliseconds { setups[key, default: []].append(setup) }
+                guard let segment = Measurements.speechSegment(call, file: speechSamples.count, speech: speech.count)
+                else {
+                    print("\(key) round \(round + 1): no echoed speech to score")
+                    continue
+                }
+                let degraded = outDirectory.appendingPathComponent("\(key)-\(round)-echoed.wav")
+                try BenchSignals.write(segment, to: degraded)
+                let score = try scorer.score(reference: speechReference, degraded: degraded, maxDelay: .seconds(1))
+                scores[key, default: []].append(score)
+                print(
+                    String(
+                        format: "%@ speech %d: PESQ-WB %.2f, STOI %.3f, delay %.0f ms, setup %.1f ms", key, round + 1,
+                        score.pesqWideband, score.stoi, score.delayMilliseconds, call.setupMilliseconds ?? .nan))
             }
-            let degraded = outDirectory.appendingPathComponent("\(key)-echoed.wav")
-            try BenchSignals.write(segment, to: degraded)
-            let score = try scorer.score(reference: speechReference, degraded: degraded, maxDelay: .seconds(1))
-            result["\(key)_pesq_wb"] = score.pesqWideband
-            result["\(key)_stoi"] = score.stoi
-            result["\(key)_speech_delay_ms"] = score.delayMilliseconds
-            result["\(key)_setup_ms"] = figure(call.setupMilliseconds)
-            print(
-                String(
-                    format: "%@ speech: PESQ-WB %.2f, STOI %.3f, delay %.0f ms, setup %.1f ms", key, score.pesqWideband,
-                    score.stoi, score.delayMilliseconds, call.setupMilliseconds ?? .nan))
+        }
+        for who in ["own", "aiortc"] {
+            let key = "\(who)_\(scenario)"
+            let calls = scores[key] ?? []
+            result["\(key)_pesq_wb"] = figure(Distribution(values: calls.map(\.pesqWideband)).median)
+            result["\(key)_pesq_wb_all"] = calls.map(\.pesqWideband)
+            result["\(key)_stoi"] = figure(Distribution(values: calls.map(\.stoi)).median)
+            result["\(key)_speech_delay_ms"] = figure(Distribution(values: calls.map(\.delayMilliseconds)).median)
+            result["\(key)_setup_ms"] = figure(Distribution(values: setups[key] ?? []).median)
         }
         if let counters = bridge.relayCounters { print("\(scenario) relay: \(counters)") }
     }

@@ -24,7 +24,8 @@ Requests (`op`):
                                                    connect with our offer, pull the agent's line and answer
   timing       {path}                   -> {}      writes JSON for latency measurements (CallBench): send_start (monotonic
                                                    s when the source's sample 0 was due), frames ([arrival monotonic s,
-                                                   index of its first sample in what `save` writes]), setup_s (call_bridge:
+                                                   index of its first sample in what `save` writes, its pts (RTP
+                                                   timestamp; lost packets leave gaps)]), setup_s (call_bridge:
                                                    provision to connectionState "connected")
   hang_up      {}                       -> {}      DELETE the bridge call (best effort), close the connection
   close        {}                       -> {}
@@ -134,7 +135,7 @@ class Peer:
         self.echo: list[np.ndarray] | None = None
         self.tasks: list[asyncio.Task] = []
         self.bridge: dict | None = None
-        self.arrivals: list[tuple[float, int]] = []
+        self.arrivals: list[tuple[float, int, int | None]] = []
         self.received_samples = 0
         self.source_track: SourceTrack | None = None
         self.call_started: float | None = None
@@ -171,7 +172,7 @@ class Peer:
             data = frame.to_ndarray().reshape(-1)
             channels = len(frame.layout.channels)
             mono = data.reshape(-1, channels)[:, 0].astype(np.int16)
-            self.arrivals.append((time.monotonic(), self.received_samples))
+            self.arrivals.append((time.monotonic(), self.received_samples, frame.pts if frame.pts is not None else -1))
             self.received_samples += len(mono)
             self.received.append(mono)
             if self.echo is not None:
