@@ -169,7 +169,11 @@ def callbench_table(result):
         "audio clock, placed exactly on the input's timeline; aiortc: its decoded frame delivered, by arrival time), "
         "found by a matched filter; both sides count the same way, and neither includes the 20 ms a microphone takes "
         "to fill a frame or any device buffer. PESQ-WB: echoed espeak speech against the original, aligned by "
-        "scripts/quality.py. Loss: uniform, each way, through an ImpairmentRelay in front of the bridge's media.",
+        "scripts/quality.py (median over the speech calls). Ours is what the call's 20 ms audio clock played; "
+        "aiortc has no playout clock, so its audio is placed by RTP timestamp (what its recorder would write: "
+        "late frames cost it nothing, lost ones leave silence). Loss: uniform, each way, through an "
+        "ImpairmentRelay in front of the bridge's shared media port (every ICE, DTLS, SRTP and RTCP datagram "
+        "crosses it).",
     ]
     return rows
 
@@ -179,18 +183,21 @@ def jitter_scores(root):
     if not os.path.exists(path):
         return None
     raw = json.load(open(path))
-    table = {}
+    table, seeds = {}, set()
     for key, value in raw.items():
-        profile, buffer, _seed = key.split("/")
+        profile, buffer, seed = key.split("/")
         table.setdefault((profile, buffer), []).append(value)
-    return {k: {m: statistics.mean(r[m] for r in v) for m in ("pesq", "delay", "stoi")} for k, v in table.items()}
+        seeds.add(seed)
+    scores = {k: {m: statistics.mean(r[m] for r in v) for m in ("pesq", "delay", "stoi")} for k, v in table.items()}
+    return scores, sorted(seeds)
 
 
-def jitter_table(scores):
+def jitter_table(scores, seeds):
     profiles = list(dict.fromkeys(p for p, _ in scores))
     buffers = list(dict.fromkeys(b for _, b in scores))
     rows = [
-        "Mean over trace seeds, PESQ-WB / mean buffer delay (ms), from out/jitter-eval/results.json:",
+        f"Mean over trace seeds {', '.join(seeds)}: PESQ-WB / mean buffer delay (ms), from "
+        "out/jitter-eval/results.json (every buffer on the same traces; evaluate.py caches the baselines):",
         "",
         "| profile | " + " | ".join(buffers) + " |",
         "|---|" + "---|" * len(buffers),
@@ -315,7 +322,7 @@ def main():
         machine["note"] = args.note
     runs = read_runs(args.logs)
     results = {name: read_result(args.logs, name, runs.get(name, {})) for name, _ in BENCHES}
-    jitter = jitter_scores(ROOT)
+    jitter, seeds = jitter_scores(ROOT) or (None, [])
     steps = bridge_steps(results["BridgeLoad"], args.logs)
 
     plots = {}
@@ -363,9 +370,10 @@ def main():
                 lines += callbench_table(result) + ["", "All figures:", ""]
             lines += figures_table(result)
         if name == "JitterEval" and jitter:
-            lines += [""] + jitter_table(jitter)
+            lines += [""] + jitter_table(jitter, seeds)
         if name == "BridgeLoad" and steps and "missing" in result:
-            lines += ["", "(the plot below is from the table in BridgeLoad's log)"]
+            lines += ["", "From the table in BridgeLoad's log:", "", "| calls | bridge CPU ms per call-second |", "|---|---|"]
+            lines += [f"| {calls} | {cpu} |" for calls, cpu in steps]
         plot = plots.get(name)
         if plot:
             lines += ["", f"![{name}]({os.path.basename(plot)})"]

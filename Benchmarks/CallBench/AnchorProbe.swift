@@ -5,7 +5,7 @@
 // levels (BenchSignals), and about 10 ms after each output write (mid-tick, when both halves of the tick
 // are done) it reads the output's frame count, the input meter, and the count again. A stable count F with
 // ramp frame i on the meter means ramp frame i and output frame F - 1 were handled by the same tick, so
-// input sample 0 sits at output frame F - 1 - i. Every ramp frame gives one vote; they must agree.
+// input sample 0 sits at output frame F - 1 - i. Every ramp frame gives one vote; a clear majority decides.
 import Foundation
 import PolyVoice
 import Synchronization
@@ -38,17 +38,22 @@ final class AnchorProbe: Sendable {
         thread.start()
     }
 
-    /// Stops polling; returns the output frame of input sample 0 and how many votes agreed, or nil if the votes
-    /// were missing or disagreed.
+    /// Stops polling; returns the output frame of input sample 0 and how many votes agreed, or nil without a
+    /// clear majority. A minority vote is a tick caught between its meter update and its write (the playout
+    /// step runs in between), when a late clock brings the next tick into the probe's mid-tick window.
     func stop() -> (frame: Int, votes: Int)? {
         stopped.store(true, ordering: .releasing)
         while !finished.load(ordering: .acquiring) { usleep(1_000) }
         let all = votes.withLock { $0 }
-        guard let first = all.first, all.allSatisfy({ $0 == first }), all.count >= 3 else {
-            if !all.isEmpty { print("  anchor votes disagree or too few: \(all)") }
+        let counts = Dictionary(all.map { ($0, 1) }, uniquingKeysWith: +)
+        guard let (frame, agreeing) = counts.max(by: { $0.value < $1.value }), agreeing >= 3,
+            3 * agreeing >= 2 * all.count
+        else {
+            print("  anchor: no clear majority in votes \(all)")
             return nil
         }
-        return (first, all.count)
+        if agreeing < all.count { print("  anchor: \(agreeing) of \(all.count) votes agree (\(all))") }
+        return (frame, agreeing)
     }
 
     private func poll() {
