@@ -92,5 +92,9 @@ let package = Package(
             path: "Benchmarks/JitterBench"),
         .executableTarget(
             name: "ConnectBench", dependencies: ["PolyVoice", "InteropSupport"], path: "Benchmarks/ConnectBench"),
+        .executableTarget(
+            name: "CallBench",
+            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "PolyAudio", "InteropSupport"],
+            path: "Benchmarks/CallBench"),
     ]
 )

@@ -1,14 +1,50 @@
 #!/usr/bin/env bash
-# Runs every benchmark in release mode; each prints its figures and ratios.
-set -euo pipefail
+# `make bench`: builds release, runs every benchmark, and writes one report (Benchmarks/results/latest.{json,md}
+# plus PNG plots, by scripts/bench_report.py). Each benchmark's full output goes to out/bench/<name>.log; its
+# last line `RESULT_JSON {…}` is its machine-readable figures (a benchmark without one is reported "missing").
+# A benchmark that fails does not stop the others. About 15 minutes on 2 cores.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release 2>&1 | grep -vE 'prohibited flag|^\[[0-9]+/[0-9]+\]' || true
-for bench in CodecBench MediaBench DTLSBench AudioProcessingBench ConnectBench; do
-  echo "== $bench"
-  ".build/release/$bench"
-done
-echo "== JitterEval"
-bash Benchmarks/JitterEval/run.sh
-# issue 7: concurrent echo calls against `polyvoice bridge` (a child process); about 3 minutes.
-echo "== BridgeLoad"
-.build/release/BridgeLoad
+LOGS=out/bench
+rm -rf "$LOGS"
+mkdir -p "$LOGS" Benchmarks/results
+{
+  echo "start_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "start_loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo -dirty)"
+} >"$LOGS/machine.txt"
+
+echo "== build (release)"
+swift build -c release 2>&1 | grep -vE 'prohibited flag|^\[[0-9]+/[0-9]+\]'
+if [[ ${PIPESTATUS[0]} != 0 ]]; then
+  echo "bench.sh: the release build failed" >&2
+  exit 1
+fi
+
+# run NAME COMMAND...: one benchmark, its output shown and kept; its duration and exit status recorded.
+run() {
+  local name=$1
+  shift
+  echo "== $name"
+  local began=$SECONDS
+  "$@" 2>&1 | tee "$LOGS/$name.log"
+  local status=${PIPESTATUS[0]}
+  echo "$name status=$status seconds=$((SECONDS - began))" >>"$LOGS/runs.txt"
+  [[ $status == 0 ]] || echo "== $name FAILED (exit $status)"
+}
+
+run CodecBench .build/release/CodecBench
+run MediaBench .build/release/MediaBench
+run DTLSBench .build/release/DTLSBench
+run AudioProcessingBench .build/release/AudioProcessingBench
+run ConnectBench .build/release/ConnectBench
+run CallBench .build/release/CallBench --out out/callbench
+# Two trace seeds (of the evaluation's four) keep `make bench` near 15 minutes.
+run JitterEval bash Benchmarks/JitterEval/run.sh --seeds 1,2
+# Issue 7: concurrent echo calls against `polyvoice bridge` (a child process), within a 3-minute budget.
+run BridgeLoad .build/release/BridgeLoad --budget 170
+
+echo "end_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$LOGS/machine.txt"
+echo "end_loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$LOGS/machine.txt"
+echo "== report"
+.venv/bin/python scripts/bench_report.py --logs "$LOGS" --out Benchmarks/results ${BENCH_NOTE:+--note "$BENCH_NOTE"}

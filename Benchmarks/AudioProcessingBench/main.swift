@@ -83,3 +83,13 @@ print(
         + "(\(format(direct.microseconds / 200)) % of real time), \(format(direct.allocations)) allocations/frame")
 print("  (allocation counter active: \(setUpAllocations) calls during set-up)")
 print("  ratio Swift / C: \(format(swift.microseconds / direct.microseconds))")
+let result: [String: Any] = [
+    "bench": "AudioProcessingBench", "swift_us_per_frame": swift.microseconds, "c_us_per_frame": direct.microseconds,
+    "ratio": swift.microseconds / direct.microseconds, "ratio_kind": "Swift time / C time (lower is better)",
+    "swift_allocations_per_frame": swift.allocations, "c_allocations_per_frame": direct.allocations,
+]
+print(
+    "RESULT_JSON "
+        + String(
+            decoding: try! JSONSerialization.data(
+                withJSONObject: result, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))

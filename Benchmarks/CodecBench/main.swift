@@ -121,6 +121,7 @@ print(
     ]
     .joined(separator: " "))
 var worst = Double.infinity
+var ratios: [String: Double] = [:]
 for item in cases {
     var row = [column(item.name, 22)]
     var medians: [String] = []
@@ -129,6 +130,7 @@ for item in cases {
         let swift = measurements["Swift \(operation) \(item.name)"]!
         let ratio = c.best / swift.best
         worst = min(worst, ratio)
+        ratios["\(operation) \(item.name.trimmingCharacters(in: .whitespaces))"] = ratio
         row += [figure(audioSeconds / c.best), figure(audioSeconds / swift.best), String(format: "%6.3f", ratio)]
         medians.append(String(format: "%.3f", c.median / swift.median))
     }
@@ -138,3 +140,12 @@ print(
     "\nSwift/C speed ratio: worst \(String(format: "%.3f", worst)) (target ≥ 0.97: \(worst >= 0.97 ? "met" : "NOT met"))"
 )
 print("Swift and C bitstreams identical: \(identical ? "yes" : "NO")")
+let result: [String: Any] = [
+    "bench": "CodecBench", "worst_ratio": worst, "target_ratio": 0.97, "ratio_kind": "Swift speed / C speed",
+    "bitstreams_identical": identical, "ratios": ratios, "audio_seconds": audioSeconds, "rounds": rounds,
+]
+print(
+    "RESULT_JSON "
+        + String(
+            decoding: try JSONSerialization.data(
+                withJSONObject: result, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))

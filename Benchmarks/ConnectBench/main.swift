@@ -40,7 +40,7 @@ func connect(answerer: (String) async throws -> Answer, loop: EventLoop, certifi
 
 func milliseconds(_ duration: Duration) -> Double { duration.inMilliseconds }
 
-func summary(_ name: String, _ samples: [Double]) -> Double {
+func summary(_ name: String, _ samples: [Double]) -> (median: Double, p90: Double) {
     let sorted = samples.sorted()
     let median =
         sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
@@ -49,7 +49,7 @@ func summary(_ name: String, _ samples: [Double]) -> Double {
         String(
             format: "%@: median %.2f ms, min %.2f ms, p90 %.2f ms, max %.2f ms (n=%d)", name, median, sorted[0], p90,
             sorted[sorted.count - 1], sorted.count))
-    return median
+    return (median, p90)
 }
 
 func run() async throws {
@@ -79,13 +79,20 @@ func run() async throws {
     }
     await peer.quit()
     print("ConnectBench: start ICE → SRTP keys ready, loopback UDP, our client offering")
-    let ownMedian = summary("our ICE-lite bridge peer", own)
-    let aiortcMedian = summary("aiortc 1.16 peer       ", aiortc)
+    let (ownMedian, ownP90) = summary("our ICE-lite bridge peer", own)
+    let (aiortcMedian, aiortcP90) = summary("aiortc 1.16 peer       ", aiortc)
     print(String(format: "ratio aiortc / own peer: %.2f", aiortcMedian / ownMedian))
     print(
         String(
             format: "target ≤ 30 ms against our own peer: %@ (median %.2f ms)", ownMedian <= 30 ? "met" : "MISSED",
             ownMedian))
+    let result: [String: Any] = [
+        "bench": "ConnectBench", "own_median_ms": ownMedian, "own_p90_ms": ownP90, "aiortc_median_ms": aiortcMedian,
+        "aiortc_p90_ms": aiortcP90, "ratio_aiortc_over_own": aiortcMedian / ownMedian, "target_ms": 30.0,
+        "rounds": rounds, "what": "start ICE to SRTP keys ready, loopback UDP",
+    ]
+    let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .withoutEscapingSlashes])
+    print("RESULT_JSON " + String(decoding: json, as: UTF8.self))
 }
 
 do {

@@ -59,6 +59,10 @@ print(
     String(
         format: "certificate generation (baseline): median CPU %.3f ms, wall %.3f ms, of %d", baselineCPU,
         median(baseline.map(\.wall)), runs))
+var result: [String: Any] = [
+    "bench": "DTLSBench", "certificate_cpu_ms": baselineCPU, "runs": runs,
+    "ratio_kind": "handshake CPU / certificate generation CPU",
+]
 for profile in DTLSSRTPProfile.allCases {
     let samples = try (0..<runs).map { _ in try measure { try handshake(profile, a, b) } }
     let cpu = median(samples.map(\.cpu))
@@ -66,4 +70,12 @@ for profile in DTLSSRTPProfile.allCases {
         String(
             format: "handshake %@: median CPU %.3f ms (%.1fx baseline), wall %.3f ms, of %d", "\(profile)", cpu,
             cpu / baselineCPU, median(samples.map(\.wall)), runs))
+    result["handshake_cpu_ms_\(profile)"] = cpu
+    result["handshake_wall_ms_\(profile)"] = median(samples.map(\.wall))
+    result["handshake_ratio_\(profile)"] = cpu / baselineCPU
 }
+print(
+    "RESULT_JSON "
+        + String(
+            decoding: try JSONSerialization.data(
+                withJSONObject: result, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))

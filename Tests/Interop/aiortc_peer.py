@@ -22,6 +22,11 @@ Requests (`op`):
   call_bridge  {url, token?, mode?, tone?, wav?, echo?}
                                         -> {call_id, sdp} calls a voice bridge (PROTOCOL.md §1-3): provision,
                                                    connect with our offer, pull the agent's line and answer
+  timing       {path}                   -> {}      writes JSON for latency measurements (CallBench): send_start (monotonic
+                                                   s when the source's sample 0 was due), frames ([arrival monotonic s,
+                                                   index of its first sample in what `save` writes, its pts (RTP
+                                                   timestamp; lost packets leave gaps)]), setup_s (call_bridge:
+                                                   provision to connectionState "connected")
   hang_up      {}                       -> {}      DELETE the bridge call (best effort), close the connection
   close        {}                       -> {}
   quit         {}                       -> {}      then exits
@@ -130,12 +135,25 @@ class Peer:
         self.echo: list[np.ndarray] | None = None
         self.tasks: list[asyncio.Task] = []
         self.bridge: dict | None = None
+        self.arrivals: list[tuple[float, int, int | None]] = []
+        self.received_samples = 0
+        self.source_track: SourceTrack | None = None
+        self.call_started: float | None = None
+        self.connected_at: float | None = None
 
     async def new_connection(self) -> RTCPeerConnection:
         await self.close()
         self.received = []
+        self.arrivals = []
+        self.received_samples = 0
+        self.connected_at = None
         self.echo = None
         pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+
+        @pc.on("connectionstatechange")
+        def on_state() -> None:
+            if pc.connectionState == "connected" and self.connected_at is None:
+                self.connected_at = time.monotonic()
 
         @pc.on("track")
         def on_track(track: MediaStreamTrack) -> None:
@@ -154,6 +172,8 @@ class Peer:
             data = frame.to_ndarray().reshape(-1)
             channels = len(frame.layout.channels)
             mono = data.reshape(-1, channels)[:, 0].astype(np.int16)
+            self.arrivals.append((time.monotonic(), self.received_samples, frame.pts if frame.pts is not None else -1))
+            self.received_samples += len(mono)
             self.received.append(mono)
             if self.echo is not None:
                 self.echo.append(mono)
@@ -161,7 +181,8 @@ class Peer:
     def source(self, request: dict) -> SourceTrack:
         if request.get("echo"):
             self.echo = []
-        return SourceTrack(request.get("tone", 1000.0), request.get("wav"), self.echo)
+        self.source_track = SourceTrack(request.get("tone", 1000.0), request.get("wav"), self.echo)
+        return self.source_track
 
     async def offer(self, request: dict) -> dict:
         pc = await self.new_connection()
@@ -243,6 +264,7 @@ class Peer:
     async def call_bridge(self, request: dict) -> dict:
         """The caller's side of PROTOCOL.md: provision, publish our offer, pull the agent's audio."""
         base = request["url"]
+        self.call_started = time.monotonic()
         provision = await post(
             urllib.parse.urljoin(base, "api/v1/call"),
             {"mode": request.get("mode", "voice-agent")},
@@ -263,6 +285,19 @@ class Peer:
             pull_answer = await self.apply_offer({"sdp": pull["sdp"]})
             await post(urllib.parse.urljoin(base, extra["renegotiateUrl"]), {"sdp": pull_answer["sdp"]}, headers)
         return {"call_id": provision["callId"], "sdp": answer["sdp"]}
+
+    async def timing(self, request: dict) -> dict:
+        started = self.call_started
+        setup = self.connected_at - started if started is not None and self.connected_at is not None else None
+        track = self.source_track
+        result = {
+            "send_start": track.start if track is not None else None,
+            "frames": self.arrivals,
+            "setup_s": setup,
+        }
+        with open(request["path"], "w") as handle:
+            json.dump(result, handle)
+        return {}
 
     async def hang_up(self, request: dict) -> dict:
         await self.close()
@@ -337,6 +372,7 @@ async def main() -> None:
         "report": peer.report,
         "save": peer.save,
         "call_bridge": peer.call_bridge,
+        "timing": peer.timing,
         "hang_up": peer.hang_up,
         "close": peer.close,
     }

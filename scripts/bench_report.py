@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""Collects one `make bench` run into Benchmarks/results: latest.json, latest.md and PNG plots.
+
+Usage: bench_report.py [--logs out/bench] [--out Benchmarks/results] [--note TEXT]
+
+Each benchmark's log (LOGS/<name>.log) ends with `RESULT_JSON {...}`: its figures. A log without that line
+gives a "missing" entry with the reason; no figure is ever made up. LOGS/machine.txt holds the start/end time
+and load average that scripts/bench.sh recorded; the CPU model, core count and kernel are read here.
+The jitter table also reads out/jitter-eval/results.json (JitterEval's per-trace scores) when present.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BENCHES = [
+    ("CodecBench", "Opus through PolyAudio vs libopus called from C (speed ratio Swift/C)"),
+    ("MediaBench", "RTP parse/serialize and SRTP protect/unprotect, Swift vs C"),
+    ("DTLSBench", "DTLS-SRTP handshake CPU vs generating one certificate"),
+    ("AudioProcessingBench", "AEC/NS/AGC per 20 ms frame, Swift wrapper vs the C API"),
+    ("ConnectBench", "start ICE → SRTP keys ready, our bridge peer vs aiortc"),
+    ("CallBench", "call setup, mouth-to-ear through echo, PESQ-WB of echoed speech: our PolyCall vs aiortc"),
+    ("JitterEval", "jitter buffer on seeded traces vs fixed 60 ms, baresip jbuf and aiortc"),
+    ("BridgeLoad", "concurrent echo calls on the reference bridge, CPU per call"),
+]
+
+
+def read_machine(logs):
+    info = {}
+    path = os.path.join(logs, "machine.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            key, _, value = line.strip().partition(" ")
+            info[key] = value
+    cpu = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    loads = [info.get("start_loadavg", ""), info.get("end_loadavg", "")]
+    one_minute = [float(x.split()[0]) for x in loads if x]
+    shared = any(load > 0.5 * cores for load in one_minute)
+    return {
+        "cpu_model": cpu,
+        "nproc": cores,
+        "kernel": platform.release(),
+        "start_utc": info.get("start_utc"),
+        "end_utc": info.get("end_utc"),
+        "loadavg_start": info.get("start_loadavg"),
+        "loadavg_end": info.get("end_loadavg"),
+        "git": info.get("git"),
+        "shared_or_loaded": shared,
+    }
+
+
+def read_runs(logs):
+    runs = {}
+    path = os.path.join(logs, "runs.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            name, *fields = line.split()
+            runs[name] = dict(field.split("=", 1) for field in fields)
+    return runs
+
+
+def read_result(logs, name, run):
+    """The benchmark's last RESULT_JSON object, or a 'missing' entry saying why."""
+    path = os.path.join(logs, f"{name}.log")
+    if not os.path.exists(path):
+        return {"bench": name, "missing": "not run (no log)"}
+    found = None
+    for line in open(path, errors="replace"):
+        if line.startswith("RESULT_JSON "):
+            found = line[len("RESULT_JSON ") :]
+    if found is None:
+        status = run.get("status", "?")
+        return {"bench": name, "missing": f"no RESULT_JSON line in {path} (exit status {status})"}
+    try:
+        result = json.loads(found)
+    except json.JSONDecodeError as error:
+        return {"bench": name, "missing": f"malformed RESULT_JSON: {error}"}
+    if run:
+        result.setdefault("run_seconds", float(run.get("seconds", "nan")))
+    return result
+
+
+def describe_list(values):
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if numbers and len(numbers) == len(values):
+        # Linear interpolation between closest ranks, as the benchmarks compute their own p90s.
+        q = statistics.quantiles(numbers, n=10, method="inclusive") if len(numbers) > 1 else [numbers[0]] * 9
+        return f"n={len(numbers)}, median {statistics.median(numbers):.4g}, p90 {q[8]:.4g}, min {min(numbers):.4g}, max {max(numbers):.4g}"
+    return f"{len(values)} entries (see latest.json)"
+
+
+def cell(value):
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return describe_list(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {cell(v)}" for k, v in value.items())
+    return str(value).replace("|", "\\|")
+
+
+def figures_table(result):
+    rows = ["| figure | value |", "|---|---|"]
+    for key, value in result.items():
+        if key == "bench":
+            continue
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            continue  # rendered as its own table
+        rows.append(f"| {key} | {cell(value)} |")
+    for key, value in result.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            columns = list(dict.fromkeys(k for row in value for k in row))
+            rows += ["", f"**{key}**", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+            rows += ["| " + " | ".join(cell(row.get(c)) for c in columns) + " |" for row in value]
+    return rows
+
+
+def callbench_table(result):
+    def pair(key):
+        return cell(result.get(f"own_{key}")), cell(result.get(f"aiortc_{key}"))
+
+    rows = [
+        "| figure (same run, same bridge) | our PolyCall | aiortc caller |",
+        "|---|---|---|",
+    ]
+    for label, key in [
+        ("call setup median, ms", "setup_median_ms"),
+        ("call setup p90, ms", "setup_p90_ms"),
+        ("mouth-to-ear through echo median, ms", "m2e_median_ms"),
+        ("mouth-to-ear through echo p90, ms", "m2e_p90_ms"),
+        ("chirps not found", "m2e_missed"),
+        ("PESQ-WB echoed speech, clean", "clean_pesq_wb"),
+        ("PESQ-WB echoed speech, 5% loss each way", "loss5_pesq_wb"),
+        ("speech delay (cross-correlation), clean, ms", "clean_speech_delay_ms"),
+        ("speech delay (cross-correlation), 5% loss, ms", "loss5_speech_delay_ms"),
+    ]:
+        ours, theirs = pair(key)
+        rows.append(f"| {label} | {ours} | {theirs} |")
+    rows.append(
+        f"| ratio aiortc / ours (setup, mouth-to-ear medians) | {cell(result.get('setup_ratio_aiortc_over_own'))}, "
+        f"{cell(result.get('m2e_ratio_aiortc_over_own'))} | |"
+    )
+    rows += [
+        "",
+        "Setup: ours is `PolyCall.start()` → DTLS connected (`setupTime`: provision, offer/answer, ICE, DTLS); "
+        "aiortc's is provision → `connectionState` connected. Mouth-to-ear: a 40 ms chirp from entering the "
+        "sender (the 20 ms frame holding it handed to the stack) to being played (ours: written out by the call's "
+        "audio clock, placed exactly on the input's timeline; aiortc: its decoded frame delivered, by arrival time), "
+        "found by a matched filter; both sides count the same way, and neither includes the 20 ms a microphone takes "
+        "to fill a frame or any device buffer. PESQ-WB: echoed espeak speech against the original, aligned by "
+        "scripts/quality.py (median over the speech calls). Ours is what the call's 20 ms audio clock played; "
+        "aiortc has no playout clock, so its audio is placed by RTP timestamp (what its recorder would write: "
+        "late frames cost it nothing, lost ones leave silence). Loss: uniform, each way, through an "
+        "ImpairmentRelay in front of the bridge's shared media port (every ICE, DTLS, SRTP and RTCP datagram "
+        "crosses it).",
+    ]
+    return rows
+
+
+def jitter_scores(root):
+    path = os.path.join(root, "out", "jitter-eval", "results.json")
+    if not os.path.exists(path):
+        return None
+    raw = json.load(open(path))
+    table, seeds = {}, set()
+    for key, value in raw.items():
+        profile, buffer, seed = key.split("/")
+        table.setdefault((profile, buffer), []).append(value)
+        seeds.add(seed)
+    scores = {k: {m: statistics.mean(r[m] for r in v) for m in ("pesq", "delay", "stoi")} for k, v in table.items()}
+    return scores, sorted(seeds)
+
+
+def jitter_table(scores, seeds):
+    profiles = list(dict.fromkeys(p for p, _ in scores))
+    buffers = list(dict.fromkeys(b for _, b in scores))
+    rows = [
+        f"Mean over trace seeds {', '.join(seeds)}: PESQ-WB / mean buffer delay (ms), from "
+        "out/jitter-eval/results.json (every buffer on the same traces; evaluate.py caches the baselines):",
+        "",
+        "| profile | " + " | ".join(buffers) + " |",
+        "|---|" + "---|" * len(buffers),
+    ]
+    for profile in profiles:
+        values = [scores.get((profile, b)) for b in buffers]
+        rows.append(
+            f"| {profile} | "
+            + " | ".join(f"{v['pesq']:.2f} / {v['delay']:.0f}" if v else "—" for v in values)
+            + " |"
+        )
+    return rows
+
+
+def bridge_steps(result, logs):
+    """(calls, server CPU ms per call-second) per step: from RESULT_JSON if it has per-step rows, else the log's table."""
+    for value in result.values():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            keys = list(value[0])
+            x = next((k for k in keys if k.lower() in ("calls", "n")), None)
+            y = next((k for k in keys if "cpu" in k.lower() and "call" in k.lower()), None)
+            if x and y:
+                return [(row[x], row[y]) for row in value if row.get(x) is not None and row.get(y) is not None]
+    path = os.path.join(logs, "BridgeLoad.log")
+    if not os.path.exists(path):
+        return []
+    header, steps = None, []
+    for line in open(path, errors="replace"):
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None and "N" in cells:
+            header = cells
+            continue
+        if header and len(cells) == len(header) and not cells[0].startswith("-"):
+            try:
+                steps.append((int(cells[header.index("N")]), float(cells[header.index("srv CPU ms/call-s")])))
+            except (ValueError, IndexError):
+                pass
+    return steps
+
+
+def plot_callbench(result, out):
+    series = [
+        ("setup, ours", result.get("own_setup_ms")),
+        ("setup, aiortc", result.get("aiortc_setup_ms")),
+        ("mouth-to-ear, ours", result.get("own_m2e_ms")),
+        ("mouth-to-ear, aiortc", result.get("aiortc_m2e_ms")),
+    ]
+    series = [(label, values) for label, values in series if values]
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.boxplot([v for _, v in series], vert=True, whis=(10, 90), showfliers=True)
+    ax.set_xticks(range(1, len(series) + 1), [label for label, _ in series], rotation=10)
+    for i, (_, values) in enumerate(series, start=1):
+        ax.scatter([i + (j % 7 - 3) * 0.03 for j in range(len(values))], values, s=8, alpha=0.5)
+    ax.axhline(100, color="gray", linestyle=":", linewidth=1)
+    ax.axhline(90, color="gray", linestyle="--", linewidth=1)
+    ax.set_ylabel("ms (box: median, quartiles; whiskers p10–p90)")
+    ax.set_title("CallBench on 127.0.0.1: targets setup ≤ 100 ms (:), round trip ≤ 90 ms (--)")
+    fig.tight_layout()
+    path = os.path.join(out, "callbench_distributions.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_jitter(scores, out):
+    profiles = list(dict.fromkeys(p for p, _ in scores))
+    buffers = list(dict.fromkeys(b for _, b in scores))
+    columns = 3
+    rows = (len(profiles) + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(11, 3.4 * rows), squeeze=False)
+    for index, profile in enumerate(profiles):
+        ax = axes[index // columns][index % columns]
+        for buffer in buffers:
+            value = scores.get((profile, buffer))
+            if value:
+                ax.scatter(value["delay"], value["pesq"], label=buffer, s=40)
+                ax.annotate(buffer, (value["delay"], value["pesq"]), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.set_title(profile)
+        ax.set_xlabel("mean buffer delay, ms")
+        ax.set_ylabel("PESQ-WB")
+        ax.grid(alpha=0.3)
+    for index in range(len(profiles), rows * columns):
+        axes[index // columns][index % columns].axis("off")
+    fig.suptitle("Jitter buffers: delay vs quality per network profile (up and left is better)")
+    fig.tight_layout()
+    path = os.path.join(out, "jitter_delay_vs_quality.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_bridge(steps, out):
+    if not steps:
+        return None
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    ax.plot([s[0] for s in steps], [s[1] for s in steps], marker="o")
+    ax.set_xlabel("concurrent echo calls")
+    ax.set_ylabel("bridge CPU, ms per call-second")
+    ax.set_title("Reference bridge CPU per call vs calls")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path = os.path.join(out, "bridge_cpu_vs_calls.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--logs", default=os.path.join(ROOT, "out", "bench"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "Benchmarks", "results"))
+    parser.add_argument("--note", default="", help="a remark about the run (e.g. what else loaded the machine)")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+
+    machine = read_machine(args.logs)
+    if args.note:
+        machine["note"] = args.note
+    runs = read_runs(args.logs)
+    results = {name: read_result(args.logs, name, runs.get(name, {})) for name, _ in BENCHES}
+    jitter, seeds = jitter_scores(ROOT) or (None, [])
+    steps = bridge_steps(results["BridgeLoad"], args.logs)
+
+    plots = {}
+    if "missing" not in results["CallBench"]:
+        plots["CallBench"] = plot_callbench(results["CallBench"], args.out)
+    if jitter:
+        plots["JitterEval"] = plot_jitter(jitter, args.out)
+    plots["BridgeLoad"] = plot_bridge(steps, args.out)
+
+    with open(os.path.join(args.out, "latest.json"), "w") as handle:
+        json.dump({"machine": machine, "benchmarks": results}, handle, indent=1, sort_keys=True)
+        handle.write("\n")
+
+    load = f"load average {machine['loadavg_start']} at start, {machine['loadavg_end']} at end"
+    lines = [
+        "# PolyVoice benchmark report (`make bench`)",
+        "",
+        f"Machine: **{machine['cpu_model']}**, {machine['nproc']} CPUs, Linux {machine['kernel']}; "
+        f"run {machine['start_utc']} → {machine['end_utc']} UTC at commit {machine['git']}.",
+        "",
+        (
+            f"**Shared, loaded machine** ({load}): absolute times below include waiting for CPU."
+            if machine["shared_or_loaded"]
+            else f"The machine looked quiet ({load})."
+        ),
+    ]
+    if args.note:
+        lines += ["", f"Note: {args.note}"]
+    lines += [
+        "",
+        "Each figure is either a ratio against a baseline measured in the same run (the table says which) or an "
+        "absolute figure from the machine above. A benchmark that printed no `RESULT_JSON` line is shown as missing. "
+        "Raw figures: `latest.json`; full outputs: `out/bench/*.log` of the run.",
+    ]
+    for name, what in BENCHES:
+        result = results[name]
+        lines += ["", f"## {name}", "", what + "."]
+        if "run_seconds" in result:
+            lines[-1] += f" Ran {result['run_seconds']:.0f} s."
+        lines.append("")
+        if "missing" in result:
+            lines.append(f"**Missing**: {result['missing']}")
+        else:
+            if name == "CallBench":
+                lines += callbench_table(result) + ["", "All figures:", ""]
+            lines += figures_table(result)
+        if name == "JitterEval" and jitter:
+            lines += [""] + jitter_table(jitter, seeds)
+        if name == "BridgeLoad" and steps and "missing" in result:
+            lines += ["", "From the table in BridgeLoad's log:", "", "| calls | bridge CPU ms per call-second |", "|---|---|"]
+            lines += [f"| {calls} | {cpu} |" for calls, cpu in steps]
+        plot = plots.get(name)
+        if plot:
+            lines += ["", f"![{name}]({os.path.basename(plot)})"]
+    with open(os.path.join(args.out, "latest.md"), "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    missing = [name for name, result in results.items() if "missing" in result]
+    print(f"bench_report: wrote {args.out}/latest.json, latest.md and {sum(1 for p in plots.values() if p)} plots")
+    if missing:
+        print(f"bench_report: missing RESULT_JSON from {', '.join(missing)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
