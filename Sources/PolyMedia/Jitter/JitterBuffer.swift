@@ -67,7 +67,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         if let lastLoss, now - lastLoss < configuration.fecHoldAfterLoss {
             // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
             // covers part of it.
-            ms += max(packetMilliseconds * 3 / 4, packetMilliseconds - estimator.requiredMilliseconds)
+            ms += max(
+                packetMilliseconds * configuration.fecHoldFraction, packetMilliseconds - estimator.requiredMilliseconds)
         }
         let bounded = min(max(ms, configuration.minimumDelay.inMilliseconds), configuration.maximumDelay.inMilliseconds)
         return .microseconds(Int64(bounded * 1000))
