@@ -15,7 +15,7 @@ time-stretching and delay changes move the audio would otherwise count as distor
 "Delay" is the mean time a played sample waited in the buffer (arrival to playout; W3C jitterBufferDelay /
 jitterBufferEmittedCount); "conceal" is concealed (PLC or silence) / played packet audio.
 
-Usage: python evaluate.py [--bin DIR] [--out DIR] [--seeds 1,2,3,4] [--profiles a,b,...] [--buffers a,b,...]
+Usage: python evaluate.py [--bin DIR] [--out DIR] [--seeds 1,2,3,4,5,6,7,8] [--profiles a,b,...] [--buffers a,b,...]
                           [--jobs N] [--per-seed] [--ours-args '--fec-hold 0.5']
 Baselines do not change between runs of ours, so their scores are cached in OUT/baselines.json (keyed by profile,
 seed, buffer and the trace and speech they ran on); --buffers ours re-runs only ours and still shows the baselines.
@@ -124,7 +124,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=None, help="directory with polyvoice and JbufHarness (default: release build)")
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "jitter-eval"))
-    ap.add_argument("--seeds", default="1,2,3,4", help="trace seeds; the table shows the mean over them")
+    ap.add_argument("--seeds", default="1,2,3,4,5,6,7,8", help="trace seeds; the table shows the mean over them")
     ap.add_argument("--profiles", default=",".join(PROFILES))
     ap.add_argument("--buffers", default=",".join(BUFFERS), help="buffers to run (cached baselines are still shown)")
     ap.add_argument("--jobs", type=int, default=2, help="traces evaluated in parallel")
