@@ -23,6 +23,7 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     /// The hold (fraction of a packet) while packets keep arriving after their playout time: two such late
     /// arrivals within `lateBurstWindow` mean reordering, which the lower half of the playout band misses.
     public var reorderHoldFraction: Double = 0.75
+    /// Two late arrivals closer than this count as reordering (and switch to `reorderHoldFraction`).
     public var lateBurstWindow: Duration = .seconds(2)
     /// Most of the output that time-scale modification may add or remove (rate limit). `0` turns time-scale
     /// modification off entirely: no accelerate or preemptive expand (not even in pauses) and no pitch search, so
