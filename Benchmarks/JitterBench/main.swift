@@ -53,13 +53,12 @@ struct Measurement {
     var operations: [PlayoutOperation: Int] = [:]
 }
 
-/// Opus alone: decode every packet once per 20 ms frame.
-func measureDecode() throws -> Measurement {
-    var result = Measurement()
+/// Opus alone: decode every packet once per 20 ms frame (one round).
+func measureDecode(into result: inout Measurement) throws {
     let decoder = try OpusDecoder(sampleRate: 48000, channels: 1)
     var pcm = [Int16](repeating: 0, count: 960)
     var checksum = 0
-    for _ in 0..<rounds {
+    do {
         let allocations = csb_allocation_count()
         let start = threadCPUNanoseconds()
         try pcm.withUnsafeMutableBufferPointer { output in
@@ -76,12 +75,15 @@ func measureDecode() throws -> Measurement {
             result.allocationsPerFrame, Double(csb_allocation_count() - allocations) / Double(framesPerRound))
     }
     if checksum == 42 { print("") }  // keeps the decode observable
-    return result
 }
 
-/// Playout through a JitterBuffer with packets sent every `sendIntervalMs` of the receiver's clock.
-func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfiguration) throws -> Measurement {
+/// Playout through a JitterBuffer with packets sent every `sendIntervalMs` of the receiver's clock, and the Opus
+/// baseline, in alternating rounds so both see the same machine load.
+func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfiguration) throws -> (
+    playout: Measurement, decode: Measurement
+) {
     var result = Measurement()
+    var decode = Measurement()
     let packets = (0..<(framesPerRound + 50)).map { k in
         JitterPacket(
             sequence: UInt16(truncatingIfNeeded: k), timestamp: UInt32(truncatingIfNeeded: k * 960), ssrc: 0xbe4c,
@@ -90,6 +92,7 @@ func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfigura
     }
     var frame = [Int16](repeating: 0, count: 480)
     for _ in 0..<rounds {
+        try measureDecode(into: &decode)
         var buffer = JitterBuffer(
             decoder: try OpusDecoder(sampleRate: 48000, channels: 1), configuration: configuration)
         var counts = [Int](repeating: 0, count: countedOperations.count)  // an array: counting never allocates
@@ -113,11 +116,10 @@ func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfigura
             result.allocationsPerFrame, Double(csb_allocation_count() - allocations) / Double(framesPerRound))
         result.operations = Dictionary(uniqueKeysWithValues: zip(countedOperations, counts))
     }
-    return result
+    return (result, decode)
 }
 
 precondition(csb_allocation_count() > 0, "allocation counter inactive")
-let decode = try measureDecode()
 var noStretch = JitterBufferConfiguration()
 noStretch.maximumStretchRatio = 0
 let workloads: [(String, Double, JitterBufferConfiguration)] = [
@@ -125,23 +127,21 @@ let workloads: [(String, Double, JitterBufferConfiguration)] = [
     ("expand", 20 * 1.2, JitterBufferConfiguration()), ("no-tsm", 20 / 1.2, noStretch),
 ]
 print("JitterBench: ns of thread CPU per 20 ms playout frame (48 kHz mono Opus 32 kbps), min of \(rounds) rounds")
-print("  opus decode alone: \(Int(decode.nanosecondsPerFrame)) ns/frame, allocs/frame \(decode.allocationsPerFrame)")
-print("  workload     ns/frame   x decode  allocs/frame  accel  pre-exp  expand  normal  (10 ms pulls)")
-var json: [String] = [
-    "\"bench\": \"JitterBench\"", "\"opus_decode_ns_per_frame\": \(Int(decode.nanosecondsPerFrame))",
-]
+print("  workload     ns/frame  decode ns  x decode  allocs/frame  accel  pre-exp  expand  normal  (10 ms pulls)")
+var json: [String] = ["\"bench\": \"JitterBench\""]
 for (name, interval, configuration) in workloads {
-    let m = try measurePlayout(sendIntervalMs: interval, configuration: configuration)
+    let (m, decode) = try measurePlayout(sendIntervalMs: interval, configuration: configuration)
     let ratio = m.nanosecondsPerFrame / decode.nanosecondsPerFrame
     let ops = m.operations
     print(
         "  \(name.padding(toLength: 11, withPad: " ", startingAt: 0))"
             + String(
-                format: " %9.0f  %9.2f  %12.3f  %5d  %7d  %6d  %6d", m.nanosecondsPerFrame, ratio,
-                m.allocationsPerFrame, ops[.accelerate] ?? 0, ops[.preemptiveExpand] ?? 0, ops[.expand] ?? 0,
-                ops[.normal] ?? 0))
+                format: " %9.0f  %9.0f  %8.2f  %12.3f  %5d  %7d  %6d  %6d", m.nanosecondsPerFrame,
+                decode.nanosecondsPerFrame, ratio, m.allocationsPerFrame, ops[.accelerate] ?? 0,
+                ops[.preemptiveExpand] ?? 0, ops[.expand] ?? 0, ops[.normal] ?? 0))
     json.append(
         "\"\(name)\": {\"ns_per_frame\": \(Int(m.nanosecondsPerFrame)), "
+            + "\"opus_decode_ns_per_frame\": \(Int(decode.nanosecondsPerFrame)), "
             + "\"ratio_vs_decode\": \(String(format: "%.3f", ratio)), "
             + "\"allocs_per_frame\": \(String(format: "%.3f", m.allocationsPerFrame)), "
             + "\"accelerate\": \(ops[.accelerate] ?? 0), \"preemptive_expand\": \(ops[.preemptiveExpand] ?? 0), "

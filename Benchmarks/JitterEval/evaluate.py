@@ -15,8 +15,8 @@ time-stretching and delay changes move the audio would otherwise count as distor
 "Delay" is the mean time a played sample waited in the buffer (arrival to playout; W3C jitterBufferDelay /
 jitterBufferEmittedCount); "conceal" is concealed (PLC or silence) / played packet audio.
 
-Usage: python evaluate.py [--bin DIR] [--out DIR] [--seeds 1,2,3,4] [--profiles a,b,...] [--buffers a,b,...]
-                          [--jobs N] [--per-seed]
+Usage: python evaluate.py [--bin DIR] [--out DIR] [--seeds 1,2,3,4,5,6,7,8] [--profiles a,b,...] [--buffers a,b,...]
+                          [--jobs N] [--per-seed] [--ours-args '--fec-hold 0.5']
 Baselines do not change between runs of ours, so their scores are cached in OUT/baselines.json (keyed by profile,
 seed, buffer and the trace and speech they ran on); --buffers ours re-runs only ours and still shows the baselines.
 """
@@ -124,12 +124,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=None, help="directory with polyvoice and JbufHarness (default: release build)")
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "jitter-eval"))
-    ap.add_argument("--seeds", default="1,2,3,4", help="trace seeds; the table shows the mean over them")
+    ap.add_argument("--seeds", default="1,2,3,4,5,6,7,8", help="trace seeds; the table shows the mean over them")
     ap.add_argument("--profiles", default=",".join(PROFILES))
     ap.add_argument("--buffers", default=",".join(BUFFERS), help="buffers to run (cached baselines are still shown)")
     ap.add_argument("--jobs", type=int, default=2, help="traces evaluated in parallel")
     ap.add_argument("--per-seed", action="store_true", help="also print PESQ and delay of every seed")
     ap.add_argument("--plot-profile", default="lte")
+    ap.add_argument("--ours-args", default="", help="extra jitter-sim options for ours (tuning), e.g. '--fec-hold 0.5'")
     args = ap.parse_args()
     bindir = args.bin or next(
         d for d in (os.path.join(ROOT, ".build", "release"), os.path.join(ROOT, ".build", "debug"))
@@ -176,6 +177,8 @@ def main():
             wav = os.path.join(args.out, f"{tag}-{name}.wav")
             cmd = [polyvoice, "jitter-sim", "--trace", trace, "--input", speech, "--output", wav,
                    "--buffer", mode, "--json"]
+            if name == "ours":
+                cmd += args.ours_args.split()
             if name == "ours" and profile == args.plot_profile and seed == seeds[0]:
                 cmd += ["--timeline", os.path.join(args.out, f"{profile}-timeline.csv")]
             stats = json.loads(run(cmd))
@@ -200,6 +203,7 @@ def main():
         json.dump(cache, f)
 
     names = [name for name in BUFFERS if all((p, name, seed) in results for p in profiles for seed in seeds)]
+    means = {}
     header = f"{'profile':<10} {'buffer':<8} {'PESQ-WB':>7} {'STOI':>6} {'delay ms':>9} {'conceal %':>9} {'FEC rec':>7}"
     if args.per_seed:
         header += "  per-seed PESQ / delay"
@@ -208,11 +212,17 @@ def main():
         for name in names:
             runs = [results[(profile, name, seed)] for seed in seeds]
             r = {key: float(np.mean([x[key] for x in runs])) for key in ("pesq", "stoi", "delay", "conc", "fec")}
+            means[(profile, name)] = r
             line = (f"{profile:<10} {name:<8} {r['pesq']:7.2f} {r['stoi']:6.3f} {r['delay']:9.1f} "
                     f"{r['conc']:9.2f} {r['fec']:7.1f}")
             if args.per_seed:
                 line += "  " + " ".join(f"{x['pesq']:.2f}/{x['delay']:.0f}" for x in runs)
             lines.append(line)
+    verdicts = goal_verdicts(means, profiles, names)
+    if verdicts:
+        lines.append("")
+        lines.append("goal (ours: highest PESQ at equal or lower delay than each baseline; clean delay <= 40 ms):")
+        lines += [f"  {profile:<10} {'met' if v['met'] else 'NOT met'}  {v['why']}" for profile, v in verdicts.items()]
     table = "\n".join(lines)
     print(table)
     with open(os.path.join(args.out, "results.txt"), "w") as f:
@@ -220,9 +230,51 @@ def main():
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"/".join(k): v for k, v in results.items()}, f, indent=1)
     timeline = os.path.join(args.out, f"{args.plot_profile}-timeline.csv")  # first seed's trace
-    if "ours" in wanted and args.plot_profile in profiles and os.path.exists(timeline):
+    if not (args.plot_profile in profiles and os.path.exists(timeline) and "ours" in wanted):
+        timeline = None
+    if timeline:
         subprocess.run([sys.executable, os.path.join(HERE, "plot_timeline.py"), timeline,
                         os.path.join(args.out, f"{args.plot_profile}-timeline.png")], check=True)
+    print_result_json(means, verdicts, profiles, names, seeds)
+
+
+def goal_verdicts(means, profiles, names):
+    """Per profile: does ours have the highest PESQ (ties within 0.01 allowed) at a mean delay no higher than
+    every baseline's (within 0.5 ms), and on clean an added delay of at most 40 ms?"""
+    if "ours" not in names:
+        return {}
+    verdicts = {}
+    for profile in profiles:
+        ours = means[(profile, "ours")]
+        problems = []
+        for name in names:
+            if name == "ours":
+                continue
+            other = means[(profile, name)]
+            if ours["pesq"] < other["pesq"] - 0.01:
+                problems.append(f"PESQ below {name}")
+            if ours["delay"] > other["delay"] + 0.5:
+                problems.append(f"delay above {name}")
+        if profile == "clean" and ours["delay"] > 40:
+            problems.append("clean delay > 40 ms")
+        verdicts[profile] = dict(met=not problems, why=", ".join(problems) or "best PESQ at lowest delay")
+    return verdicts
+
+
+def print_result_json(means, verdicts, profiles, names, seeds):
+    """One machine-readable line (collected by the report script): means per profile and buffer."""
+    summary = {"bench": "JitterEval", "seeds": [int(s) for s in seeds], "profiles": {}}
+    for profile in profiles:
+        summary["profiles"][profile] = {
+            name: {"pesq": round(means[(profile, name)]["pesq"], 3), "stoi": round(means[(profile, name)]["stoi"], 3),
+                   "delay_ms": round(means[(profile, name)]["delay"], 1),
+                   "conceal_pct": round(means[(profile, name)]["conc"], 2),
+                   "fec_recovered": round(means[(profile, name)]["fec"], 1)}
+            for name in names}
+        if profile in verdicts:
+            summary["profiles"][profile]["goal_met"] = verdicts[profile]["met"]
+    summary["goal_met_all"] = bool(verdicts) and all(v["met"] for v in verdicts.values())
+    print("RESULT_JSON " + json.dumps(summary, separators=(", ", ": ")), flush=True)
 
 
 if __name__ == "__main__":

@@ -88,8 +88,9 @@ import Testing
             packets[k].arrivalMs = packets[k + 1].arrivalMs! + 15
         }
         let run = runTrace(packets, durationMs: 4000)
-        // The first reordering may come before the target has learnt it; after that none is lost.
-        #expect(run.statistics.packetsDiscarded <= 1)
+        // The first two reorderings come before the buffer has learnt them (two late arrivals close together
+        // switch it from the loss hold to the larger reorder hold); after that none is lost.
+        #expect(run.statistics.packetsDiscarded <= 2)
         #expect(!run.operations[100...].contains(.expand))
         #expect(run.statistics.jitterBufferEmittedCount >= 195 * 960)
     }

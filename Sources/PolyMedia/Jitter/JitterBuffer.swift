@@ -50,6 +50,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var filteredLevel = 0.0
     private var stretchBudget = 0.0
     private var lastLoss: Instant?
+    private var lastLate: Instant?
+    private var reorderSeen: Instant?
     private var now = Instant.zero
 
     public init(decoder: Decoder, configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
@@ -67,7 +69,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         if let lastLoss, now - lastLoss < configuration.fecHoldAfterLoss {
             // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
             // covers part of it.
-            ms += max(packetMilliseconds * 3 / 4, packetMilliseconds - estimator.requiredMilliseconds)
+            let reordering = reorderSeen.map { now - $0 < configuration.fecHoldAfterLoss } ?? false
+            let fraction =
+                reordering
+                ? max(configuration.fecHoldFraction, configuration.reorderHoldFraction) : configuration.fecHoldFraction
+            ms += max(packetMilliseconds * fraction, packetMilliseconds - estimator.requiredMilliseconds)
         }
         let bounded = min(max(ms, configuration.minimumDelay.inMilliseconds), configuration.maximumDelay.inMilliseconds)
         return .microseconds(Int64(bounded * 1000))
@@ -109,6 +115,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let duplicate = index < store.count && store[index].timestamp == timestamp
         guard !tooOld, !duplicate else {
             statistics.packetsDiscarded += 1
+            if tooOld, !(discardBefore.map { timestamp < $0 } ?? false) { noteLateArrival() }
             return
         }
         store.insert(Stored(timestamp: timestamp, packet: packet), at: index)
@@ -309,6 +316,14 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         statistics.insertedSamplesForDeceleration += UInt64(lag)
         filteredLevel += Double(lag)
         return (TimeStretcher.preemptiveExpand(block, lag: lag, into: stretchScratch.samples), .preemptiveExpand)
+    }
+
+    /// A packet arrived after its slot was played (concealed or recovered from FEC): it was reordered or delayed,
+    /// not lost. The delay estimate learns its delay, but playout runs anywhere in a band below the target, so
+    /// two such arrivals within `lateBurstWindow` switch to the larger reorder hold.
+    private mutating func noteLateArrival() {
+        if let lastLate, now - lastLate < configuration.lateBurstWindow { reorderSeen = now }
+        lastLate = now
     }
 
     // MARK: Concealment

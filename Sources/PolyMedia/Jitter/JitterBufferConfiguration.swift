@@ -16,8 +16,15 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     public var maximumConcealment: Duration = .milliseconds(100)
     /// Concealment this long with nothing buffered is an outage: restart on the next packet that arrives.
     public var outageThreshold: Duration = .milliseconds(300)
-    /// After a loss, keep ¾ to one packet of extra delay this long so in-band FEC can be used more often.
+    /// After a loss, keep extra delay this long so in-band FEC can be used more often.
     public var fecHoldAfterLoss: Duration = .seconds(10)
+    /// That extra delay, as a fraction of a packet (at least enough for the next packet to arrive in time).
+    public var fecHoldFraction: Double = 0.5
+    /// The hold (fraction of a packet) while packets keep arriving after their playout time: two such late
+    /// arrivals within `lateBurstWindow` mean reordering, which the lower half of the playout band misses.
+    public var reorderHoldFraction: Double = 0.75
+    /// Two late arrivals closer than this count as reordering (and switch to `reorderHoldFraction`).
+    public var lateBurstWindow: Duration = .seconds(2)
     /// Most of the output that time-scale modification may add or remove (rate limit). `0` turns time-scale
     /// modification off entirely: no accelerate or preemptive expand (not even in pauses) and no pitch search, so
     /// playout costs little more than decoding; the delay then follows the network, corrected only by concealment

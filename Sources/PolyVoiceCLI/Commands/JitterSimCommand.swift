@@ -22,6 +22,8 @@ extension Subcommand {
             --buffer schedule:F   replay another buffer's recorded decisions (CSV play_ms,seq; seq empty = PLC,
                                   z = silence) with the same Opus decoder
             --stall-limit MS      adaptive: how long concealment waits for a late packet before skipping it
+            --fec-hold F          adaptive: extra delay after a loss, in packets, so FEC can recover the next one
+            --stretch-ratio R     adaptive: most of the output time-scaling may add or remove (0 = off)
             --json                print one JSON object: mean_delay_ms and all jitter buffer statistics
             --timeline F          write per-10 ms time_ms,target_ms,level_ms,operation to F
             --generate PROFILE    print a seeded trace: \(TraceProfile.allCases.map(\.rawValue).joined(separator: ", "))
@@ -32,7 +34,10 @@ extension Subcommand {
 private func runJitterSim(_ arguments: [String]) throws -> Int32 {
     let args = try Arguments(
         arguments,
-        valued: ["trace", "input", "output", "buffer", "timeline", "generate", "seed", "seconds", "stall-limit"],
+        valued: [
+            "trace", "input", "output", "buffer", "timeline", "generate", "seed", "seconds", "stall-limit", "fec-hold",
+            "stretch-ratio",
+        ],
         flagNames: ["json"])
     if let profileName = args.string("generate") {
         guard let profile = TraceProfile(rawValue: profileName) else {
@@ -64,6 +69,8 @@ private func runJitterSim(_ arguments: [String]) throws -> Int32 {
     if mode == "adaptive" {
         var configuration = JitterBufferConfiguration()
         if let stall = try args.int("stall-limit", in: 0...2000) { configuration.stallLimit = .milliseconds(stall) }
+        if let hold = try args.double("fec-hold", in: 0...2) { configuration.fecHoldFraction = hold }
+        if let ratio = try args.double("stretch-ratio", in: 0...1) { configuration.maximumStretchRatio = ratio }
         var buffer = JitterBuffer(decoder: decoder, configuration: configuration)
         result = PlayoutSimulation.run(packets: packets, trace: trace, buffer: &buffer, durationMs: durationMs)
     } else if mode.hasPrefix("fixed:"), let ms = Int(mode.dropFirst(6)), (0...2000).contains(ms) {
