@@ -5,7 +5,7 @@ import Testing
 @testable import PolyNet
 
 /// Two endpoints wired back to back in virtual time; `drop` decides which datagrams are lost.
-private struct DTLSPair {
+struct DTLSPair {
     let client: DTLSEndpoint
     let server: DTLSEndpoint
     var now = Instant.zero
