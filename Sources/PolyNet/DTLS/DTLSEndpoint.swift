@@ -11,11 +11,12 @@ import PolyCore
 /// Clocks: retransmission decisions follow the caller's clock. OpenSSL still keeps its own DTLS timer on
 /// the wall clock (gettimeofday) and refuses to retransmit before it expires; we give it the durations of
 /// our schedule plus the 15 ms by which OpenSSL treats a timer as expired early, so its gate opens at our
-/// deadline. If it is not open then (a virtual-time test that let less real time pass, or a wall-clock step backwards), the
-/// endpoint asks again 1 ms later on the caller's clock. OpenSSL also re-sends by itself when it reads with
-/// its gate open; those re-sends are dropped (`DTLSFlightTracker`), so during the handshake only our
-/// deadlines retransmit. OpenSSL further reads the clock for certificate validity (not enforced: peers are
-/// authenticated by fingerprint) and session timestamps.
+/// deadline. If it is not open then (a virtual-time test that let less real time pass, or a wall-clock step
+/// backwards), the endpoint asks again 1 ms later on the caller's clock. OpenSSL also re-sends by itself
+/// when it reads with its gate open; those re-sends are dropped (`DTLSFlightTracker`), so during the
+/// handshake only our deadlines retransmit. A flight unanswered for `Configuration.handshakeTimeout` (36 s
+/// by default) fails with `.timedOut`. OpenSSL further reads the clock for certificate validity (not
+/// enforced: peers are authenticated by fingerprint) and session timestamps.
 public final class DTLSEndpoint {
     /// `a=setup:active` makes us the DTLS client, `passive` the server (`actpass` is resolved by the answer).
     public enum Role: Sendable, Equatable { case client, server }
