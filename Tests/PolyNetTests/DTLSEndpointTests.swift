@@ -62,10 +62,6 @@ struct DTLSPair {
         }
         while true {
             var moved = false
-            while let first = inFlight.first, first.arrival <= now {
-                inFlight.removeFirst()
-                try? (first.toServer ? server : client).handle(.datagram(first.bytes), at: now)
-            }
             while let output = client.pollOutput(at: now) {
                 moved = true
                 switch output {
@@ -96,6 +92,11 @@ struct DTLSPair {
             let advance = max(next, now) - now
             now = max(now, next)
             usleep(UInt32(clamping: max(advance.totalNanoseconds / 1_000, 0)))
+            // Datagrams due now are read before the timers due now fire, as a socket read can come first.
+            while let first = inFlight.first, first.arrival <= now {
+                inFlight.removeFirst()
+                try? (first.toServer ? server : client).handle(.datagram(first.bytes), at: now)
+            }
             try? client.handle(.timeout, at: now)
             try? server.handle(.timeout, at: now)
         }

@@ -53,6 +53,15 @@ import Testing
         #expect(failures.isEmpty, "\(failures)")
     }
 
+    /// The field failure at real scale (400 ms timeouts, 1 ms transit): the server's first flight is lost, so
+    /// the client's retransmitted ClientHello reaches the server 1–2 ms before the server's own deadline.
+    @Test func lostFlightWithDefaultTimeoutsAndSmallDelayIsRecovered() throws {
+        var pair = try DTLSPair()
+        pair.run(until: .seconds(60), delay: .milliseconds(1)) { fromClient, sent in !fromClient && sent == 0 }
+        #expect(Self.failure(of: pair) == nil)
+        #expect(pair.now > .zero + .milliseconds(400) && pair.now < .zero + .milliseconds(450))
+    }
+
     /// With every datagram lost the client gives up with `.timedOut` exactly when its schedule runs out:
     /// 20 ms, then 40, 80 and 80 ms… for 8 retransmissions, so 20+40+7×80 = 620 ms after the first flight.
     @Test func totalLossTimesOutAfterTheDocumentedDeadline() throws {
