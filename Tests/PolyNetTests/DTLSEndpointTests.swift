@@ -5,7 +5,7 @@ import Testing
 @testable import PolyNet
 
 /// Two endpoints wired back to back in virtual time; `drop` decides which datagrams are lost.
-private struct DTLSPair {
+struct DTLSPair {
     let client: DTLSEndpoint
     let server: DTLSEndpoint
     var now = Instant.zero
@@ -43,13 +43,23 @@ private struct DTLSPair {
 
     /// Moves datagrams both ways and fires deadlines until both sides are quiet or the next deadline is past
     /// `limit`. Virtual time; but OpenSSL's own timer runs on the wall clock (see DTLSEndpoint), so each
-    /// advance of virtual time also lets as much real time pass.
+    /// advance of virtual time also lets as much real time pass. `delay` is the one-way transit time.
     mutating func run(
-        until limit: Duration = .seconds(30), drop: (_ fromClient: Bool, _ index: Int) -> Bool = { _, _ in false }
+        until limit: Duration = .seconds(30), delay: Duration = .zero,
+        drop: (_ fromClient: Bool, _ index: Int) -> Bool = { _, _ in false }
     ) {
         client.start(at: now)
         server.start(at: now)
         let end = now + limit
+        var inFlight: [(arrival: Instant, toServer: Bool, bytes: [UInt8])] = []
+        func send(_ bytes: [UInt8], toServer: Bool, at now: Instant) {
+            let receiver = toServer ? server : client
+            if delay == .zero {
+                try? receiver.handle(.datagram(bytes), at: now)
+            } else {
+                inFlight.append((now + delay, toServer, bytes))
+            }
+        }
         while true {
             var moved = false
             while let output = client.pollOutput(at: now) {
@@ -58,7 +68,7 @@ private struct DTLSPair {
                 case .transmit(let bytes):
                     defer { sentByClient += 1 }
                     if debug { print("\(now) C->S \(bytes.count) first=\(bytes[0]) drop=\(drop(true, sentByClient))") }
-                    if !drop(true, sentByClient) { try? server.handle(.datagram(bytes), at: now) }
+                    if !drop(true, sentByClient) { send(bytes, toServer: true, at: now) }
                 case .event(let event):
                     if debug { print("\(now) client event \(event)") }
                     clientEvents.append(event)
@@ -70,18 +80,23 @@ private struct DTLSPair {
                 case .transmit(let bytes):
                     defer { sentByServer += 1 }
                     if debug { print("\(now) S->C \(bytes.count) first=\(bytes[0]) drop=\(drop(false, sentByServer))") }
-                    if !drop(false, sentByServer) { try? client.handle(.datagram(bytes), at: now) }
+                    if !drop(false, sentByServer) { send(bytes, toServer: false, at: now) }
                 case .event(let event):
                     if debug { print("\(now) server event \(event)") }
                     serverEvents.append(event)
                 }
             }
             if moved { continue }
-            let deadlines = [client.nextDeadline(), server.nextDeadline()].compactMap { $0 }
+            let deadlines = [client.nextDeadline(), server.nextDeadline(), inFlight.first?.arrival].compactMap { $0 }
             guard let next = deadlines.min(), next <= end else { return }
             let advance = max(next, now) - now
             now = max(now, next)
             usleep(UInt32(clamping: max(advance.totalNanoseconds / 1_000, 0)))
+            // Datagrams due now are read before the timers due now fire, as a socket read can come first.
+            while let first = inFlight.first, first.arrival <= now {
+                inFlight.removeFirst()
+                try? (first.toServer ? server : client).handle(.datagram(first.bytes), at: now)
+            }
             try? client.handle(.timeout, at: now)
             try? server.handle(.timeout, at: now)
         }

@@ -9,13 +9,14 @@ import PolyCore
 /// thread (the event loop's).
 ///
 /// Clocks: retransmission decisions follow the caller's clock. OpenSSL still keeps its own DTLS timer on
-/// the wall clock (gettimeofday) and refuses to retransmit before it expires; we give it the same durations
-/// as our schedule, and OpenSSL treats a timer as expired 15 ms early, so at our deadline its gate is open.
-/// If it is not (a virtual-time test that let less real time pass, or a wall-clock step backwards), the
-/// endpoint asks again 1 ms later on the caller's clock. OpenSSL also re-sends by itself when it reads with
-/// its gate open; those re-sends are dropped (`DTLSFlightTracker`), so during the handshake only our
-/// deadlines retransmit. OpenSSL further reads the clock for certificate validity (not enforced: peers are
-/// authenticated by fingerprint) and session timestamps.
+/// the wall clock (gettimeofday) and refuses to retransmit before it expires; we give it the durations of
+/// our schedule plus the 15 ms by which OpenSSL treats a timer as expired early, so its gate opens at our
+/// deadline. If it is not open then (a virtual-time test that let less real time pass, or a wall-clock step
+/// backwards), the endpoint asks again 1 ms later on the caller's clock. OpenSSL also re-sends by itself
+/// when it reads with its gate open; those re-sends are dropped (`DTLSFlightTracker`), so during the
+/// handshake only our deadlines retransmit. A flight unanswered for `Configuration.handshakeTimeout` (36 s
+/// by default) fails with `.timedOut`. OpenSSL further reads the clock for certificate validity (not
+/// enforced: peers are authenticated by fingerprint) and session timestamps.
 public final class DTLSEndpoint {
     /// `a=setup:active` makes us the DTLS client, `passive` the server (`actpass` is resolved by the answer).
     public enum Role: Sendable, Equatable { case client, server }
@@ -56,6 +57,18 @@ public final class DTLSEndpoint {
         public var maximumRetransmitTimeout: Duration
         /// Retransmissions of one flight before the handshake fails with `.timedOut` (OpenSSL's own limit is 12).
         public var maximumRetransmissions: Int
+
+        /// How long one flight may go unanswered before the handshake fails with `.timedOut`: the initial
+        /// timeout plus every doubled (capped) one, 36 s with the defaults (0.4 + 0.8 + 1.6 + 3.2 + 5 × 6).
+        public var handshakeTimeout: Duration {
+            var total = initialRetransmitTimeout
+            var timeout = initialRetransmitTimeout
+            for _ in 0..<max(maximumRetransmissions, 0) {
+                timeout = min(timeout * 2, maximumRetransmitTimeout)
+                total += timeout
+            }
+            return total
+        }
 
         public init(
             role: Role, certificate: DTLSCertificate, remoteFingerprints: [DTLSFingerprint],
@@ -347,6 +360,11 @@ public final class DTLSEndpoint {
 
     /// The duration OpenSSL's wall-clock timer should run: a fresh flight gets the initial timeout, our own
     /// retransmission the next (doubled) one, and OpenSSL's unsolicited re-send whatever is left until our deadline.
+    ///
+    /// OpenSSL counts a timer as expired once less than 15 ms remain, so each duration is lengthened by those
+    /// 15 ms: its gate opens at our deadline, not before. Without that, a datagram read in the last 15 ms before
+    /// our deadline made OpenSSL re-send unasked and re-arm a timer that was already expired; it then looped
+    /// through 12 such re-sends within one read and failed the handshake with "read timeout expired".
     func openSSLTimerDuration(previous: UInt32) -> UInt32 {
         let duration: Duration
         if previous == 0 {
@@ -354,12 +372,15 @@ public final class DTLSEndpoint {
         } else if retransmittingDeliberately {
             duration = min(retransmitTimeout * 2, configuration.maximumRetransmitTimeout)
         } else if let deadline {
-            duration = max(deadline - now, .milliseconds(1))
+            duration = max(deadline - now, .milliseconds(1))  // never an already expired timer
         } else {
             duration = configuration.initialRetransmitTimeout
         }
-        return UInt32(clamping: max(duration.totalNanoseconds / 1_000, 1_000))
+        return UInt32(clamping: (duration + Self.openSSLEarlyExpiry).totalNanoseconds / 1_000)
     }
+
+    /// How early OpenSSL treats its DTLS timer as expired (d1_lib.c, dtls1_get_timeout).
+    static let openSSLEarlyExpiry = Duration.milliseconds(15)
 
     func peerCertificateMatches(_ certificate: OpaquePointer) -> Bool {
         let matched = configuration.remoteFingerprints.contains { expected in
