@@ -10,12 +10,46 @@ private struct Installed<Endpoint: Sendable>: @unchecked Sendable {
     let processing: CallAudioProcessing?
 }
 
+/// Where a source's or sink's endpoint is installed once and closed once.
+private final class EndpointSlot<Endpoint: Sendable>: Sendable {
+    private let installed = Mutex<Installed<Endpoint>?>(nil)
+    private let closed = Atomic<Bool>(false)
+    private let closeEndpoint: @Sendable (Endpoint) -> Void
+
+    init(close: @escaping @Sendable (Endpoint) -> Void) { closeEndpoint = close }
+
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    /// Installs `endpoint`; false (and `endpoint` is closed) if the slot was closed or already filled.
+    func install(_ endpoint: Endpoint, processing: CallAudioProcessing?) -> Bool {
+        let kept = installed.withLock { slot in
+            guard !isClosed, slot == nil else { return false }
+            slot = Installed(endpoint: endpoint, processing: processing)
+            return true
+        }
+        if !kept { closeEndpoint(endpoint) }
+        return kept
+    }
+
+    var endpoint: Endpoint? { installed.withLock { $0?.endpoint } }
+
+    /// `body` with the installed endpoint and its processing, or nil if there is none yet.
+    func withInstalled<Result>(_ body: (Installed<Endpoint>?) -> Result) -> Result {
+        installed.withLock { body($0) }
+    }
+
+    /// Closes the endpoint once. Idempotent.
+    func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if let endpoint { closeEndpoint(endpoint) }
+    }
+}
+
 /// The media's microphone: reads the endpoint, cleans the frame (echo, noise, gain) and measures its
 /// level. Silence until an endpoint is installed and after `close`. Audio clock thread only.
 final class MeteredSource: AudioFrameSource, @unchecked Sendable {
-    private let installed = Mutex<Installed<any AudioFrameSource>?>(nil)
+    private let slot = EndpointSlot<any AudioFrameSource> { $0.close() }
     private let meters: CallAudioMeters
-    private let closed = Atomic<Bool>(false)
     private let holdUntilConnected: Bool
     private let placeholder: String
 
@@ -30,34 +64,28 @@ final class MeteredSource: AudioFrameSource, @unchecked Sendable {
 
     /// Starts reading `endpoint`; false (and `endpoint` is closed) once this source was closed.
     func install(_ endpoint: any AudioFrameSource, processing: CallAudioProcessing?) -> Bool {
-        let kept = installed.withLock { slot in
-            guard !closed.load(ordering: .acquiring), slot == nil else { return false }
-            slot = Installed(endpoint: endpoint, processing: processing)
-            return true
-        }
-        if !kept { endpoint.close() }
-        return kept
+        slot.install(endpoint, processing: processing)
     }
 
-    var endpoint: (any AudioFrameSource)? { installed.withLock { $0?.endpoint } }
+    var endpoint: (any AudioFrameSource)? { slot.endpoint }
     var name: String { endpoint?.name ?? placeholder }
     var endOfStream: Bool { endpoint?.endOfStream ?? false }
 
     /// Always fills the whole frame (silence where there is no audio) and reports it all as audio.
     func read(into frame: UnsafeMutableBufferPointer<Int16>) -> Int {
         // A device is read (and its audio dropped) so that its ring does not fill with stale audio.
-        guard !closed.load(ordering: .acquiring), !holdUntilConnected || meters.isCaptureOpen else {
+        guard !slot.isClosed, !holdUntilConnected || meters.isCaptureOpen else {
             frame.update(repeating: 0)
             return frame.count
         }
-        let real = installed.withLock { slot -> Int in
-            guard let slot else { return -1 }
-            let real = slot.endpoint.read(into: frame)
+        let real = slot.withInstalled { installed -> Int in
+            guard let installed else { return -1 }
+            let real = installed.endpoint.read(into: frame)
             if real < frame.count, real >= 0 {
                 UnsafeMutableBufferPointer(rebasing: frame[real...]).update(repeating: 0)
             }
             // Processed even before the call connects, so the canceller has converged when it does.
-            slot.processing?.captured(frame)
+            installed.processing?.captured(frame)
             return real
         }
         if real > 0 { meters.recordCaptured(samples: real) }
@@ -71,17 +99,15 @@ final class MeteredSource: AudioFrameSource, @unchecked Sendable {
 
     /// Closes the endpoint (device stream, file, app stream). Idempotent.
     func close() {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        installed.withLock { $0 }?.endpoint.close()
+        slot.close()
     }
 }
 
 /// The media's speaker: silence while the agent's audio is paused (barge-in); what is played is the
 /// echo canceller's far-end reference and is measured. Audio clock thread only.
 final class GatedSink: AudioFrameSink, @unchecked Sendable {
-    private let installed = Mutex<Installed<any AudioFrameSink>?>(nil)
+    private let slot = EndpointSlot<any AudioFrameSink> { $0.close() }
     private let meters: CallAudioMeters
-    private let closed = Atomic<Bool>(false)
     private let placeholder: String
     /// One frame of silence, allocated once (the clock thread must not allocate).
     private let silence = UnsafeMutableBufferPointer<Int16>.allocate(capacity: AudioFrameFormat.samplesPerFrame)
@@ -96,26 +122,20 @@ final class GatedSink: AudioFrameSink, @unchecked Sendable {
 
     /// Starts writing to `endpoint`; false (and `endpoint` is closed) once this sink was closed.
     func install(_ endpoint: any AudioFrameSink, processing: CallAudioProcessing?) -> Bool {
-        let kept = installed.withLock { slot in
-            guard !closed.load(ordering: .acquiring), slot == nil else { return false }
-            slot = Installed(endpoint: endpoint, processing: processing)
-            return true
-        }
-        if !kept { endpoint.close() }
-        return kept
+        slot.install(endpoint, processing: processing)
     }
 
-    var endpoint: (any AudioFrameSink)? { installed.withLock { $0?.endpoint } }
+    var endpoint: (any AudioFrameSink)? { slot.endpoint }
     var name: String { endpoint?.name ?? placeholder }
 
     func write(_ frame: UnsafeBufferPointer<Int16>) {
-        guard !closed.load(ordering: .acquiring) else { return }
+        guard !slot.isClosed else { return }
         let paused = meters.isPlayoutPaused
         let played = paused ? UnsafeBufferPointer(rebasing: silence[0..<min(frame.count, silence.count)]) : frame
-        let wrote = installed.withLock { slot -> Bool in
-            guard let slot else { return false }
-            slot.endpoint.write(played)
-            slot.processing?.played(played)
+        let wrote = slot.withInstalled { installed -> Bool in
+            guard let installed else { return false }
+            installed.endpoint.write(played)
+            installed.processing?.played(played)
             return true
         }
         guard wrote else { return }
@@ -125,7 +145,6 @@ final class GatedSink: AudioFrameSink, @unchecked Sendable {
 
     /// Finishes the endpoint (WAV header, app stream end, device closed). Idempotent.
     func close() {
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        installed.withLock { $0 }?.endpoint.close()
+        slot.close()
     }
 }
