@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 from aiortc import MediaStreamTrack, RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 
-from aiortc_peer import SourceTrack  # also restricts aioice to 127.0.0.1 host candidates
+from aiortc_peer import SourceTrack, first_channel  # also restricts aioice to 127.0.0.1 host candidates
 
 log = logging.getLogger("aiortc_bridge")
 
@@ -60,8 +60,7 @@ class Call:
                 frame = await track.recv()
             except Exception:
                 return
-            data = frame.to_ndarray().reshape(-1)
-            mono = data.reshape(-1, len(frame.layout.channels))[:, 0].astype(np.int16)
+            mono = first_channel(frame)
             self.received_samples += len(mono)
             self.echo.append(mono)
             if len(self.echo) > 100:  # nobody listening yet (before the pull): keep the last 2 s at most

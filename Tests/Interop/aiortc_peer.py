@@ -115,6 +115,12 @@ class SourceTrack(MediaStreamTrack):
         return frame
 
 
+def first_channel(frame) -> np.ndarray:
+    """A received audio frame's first channel as int16 samples."""
+    data = frame.to_ndarray().reshape(-1)
+    return data.reshape(-1, len(frame.layout.channels))[:, 0].astype(np.int16)
+
+
 def dominant_frequency(samples: np.ndarray) -> float:
     """The strongest frequency (Hz) of a mono signal: Hann-windowed, zero-padded FFT, parabolic peak."""
     if len(samples) < 1024:
@@ -169,9 +175,7 @@ class Peer:
                 frame = await track.recv()
             except Exception:
                 return
-            data = frame.to_ndarray().reshape(-1)
-            channels = len(frame.layout.channels)
-            mono = data.reshape(-1, channels)[:, 0].astype(np.int16)
+            mono = first_channel(frame)
             self.arrivals.append((time.monotonic(), self.received_samples, frame.pts if frame.pts is not None else -1))
             self.received_samples += len(mono)
             self.received.append(mono)
