@@ -227,6 +227,16 @@ enum Signals {
         return Double(crossings) * 48_000 / Double(max(1, samples.count))
     }
 
+    /// The loud 20 ms frames (RMS > 2000) of a recording's last 2 s and their median frequency: a starved
+    /// loop leaves gaps (concealment) in an echoed tone, so only the loud frames are judged.
+    static func echoedTone(in recording: [Int16]) -> (loudFrames: Int, medianHertz: Double) {
+        let lastSeconds = Array(recording.suffix(96_000))
+        let loud = stride(from: 0, to: lastSeconds.count - 959, by: 960).map { lastSeconds[$0..<($0 + 960)] }
+            .filter { rms($0) > 2000 }
+        let pitches = loud.map { frequency($0) }.sorted()
+        return (loud.count, pitches.isEmpty ? 0 : pitches[pitches.count / 2])
+    }
+
     static func rms(_ samples: ArraySlice<Int16>) -> Double {
         guard !samples.isEmpty else { return 0 }
         return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()

@@ -64,12 +64,9 @@ extension MediaSuites {
             let stats = await client.stats()
             #expect(stats.outboundRtp.packetsSent > 50)
             #expect(source.taken.load(ordering: .relaxed) >= Int(stats.outboundRtp.packetsSent))
-            let lastSeconds = Array(recording.samples.suffix(96_000))
-            let loud = stride(from: 0, to: lastSeconds.count - 959, by: 960).map { lastSeconds[$0..<($0 + 960)] }
-                .filter { Signals.rms($0) > 2000 }
-            #expect(loud.count >= 25)
-            let pitches = loud.map { Signals.frequency($0) }.sorted()
-            #expect(abs((pitches.isEmpty ? 0 : pitches[pitches.count / 2]) - 440) < 20)
+            let echoed = Signals.echoedTone(in: recording.samples)
+            #expect(echoed.loudFrames >= 25)
+            #expect(abs(echoed.medianHertz - 440) < 20)
             await client.close()
             await bridge.close()
         }
