@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 from aiortc import MediaStreamTrack, RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 
-from aiortc_peer import SourceTrack, first_channel  # also restricts aioice to 127.0.0.1 host candidates
+from aiortc_peer import SourceTrack, received_frames  # also restricts aioice to 127.0.0.1 host candidates
 
 log = logging.getLogger("aiortc_bridge")
 
@@ -55,12 +55,7 @@ class Call:
         self.was_connected = False
 
     async def consume(self, track: MediaStreamTrack) -> None:
-        while True:
-            try:
-                frame = await track.recv()
-            except Exception:
-                return
-            mono = first_channel(frame)
+        async for _, mono in received_frames(track):
             self.received_samples += len(mono)
             self.echo.append(mono)
             if len(self.echo) > 100:  # nobody listening yet (before the pull): keep the last 2 s at most

@@ -121,6 +121,16 @@ def first_channel(frame) -> np.ndarray:
     return data.reshape(-1, len(frame.layout.channels))[:, 0].astype(np.int16)
 
 
+async def received_frames(track: MediaStreamTrack):
+    """Each received audio frame with its first channel, until the track ends."""
+    while True:
+        try:
+            frame = await track.recv()
+        except Exception:
+            return
+        yield frame, first_channel(frame)
+
+
 def dominant_frequency(samples: np.ndarray) -> float:
     """The strongest frequency (Hz) of a mono signal: Hann-windowed, zero-padded FFT, parabolic peak."""
     if len(samples) < 1024:
@@ -170,12 +180,7 @@ class Peer:
         return pc
 
     async def consume(self, track: MediaStreamTrack) -> None:
-        while True:
-            try:
-                frame = await track.recv()
-            except Exception:
-                return
-            mono = first_channel(frame)
+        async for frame, mono in received_frames(track):
             self.arrivals.append((time.monotonic(), self.received_samples, frame.pts if frame.pts is not None else -1))
             self.received_samples += len(mono)
             self.received.append(mono)
