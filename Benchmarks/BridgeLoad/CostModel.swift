@@ -1,19 +1,24 @@
 // What one echo call's media costs the bridge per call-second, part by part, measured in this process
 // before the ramp (per-thread CPU time, so other processes' load inflates it less than wall time): the
 // payloads the generator sends are played out (jitter buffer + Opus decode at 48 kHz) and encoded again
-// with the echo agent's server profile. What the load steps measure beyond these is the rest (SRTP,
+// with the echo agent's server profile: its clean-path mode (CELT, what a loss-free loopback call uses)
+// and its lossy-path mode (SILK with FEC). What the load steps measure beyond these is the rest (SRTP,
 // sockets, RTCP, the loop). Also the encoder at the client's default, to show what the profile saves.
 import Foundation
 import PolyAudio
 import PolyCore
 import PolyMedia
+import PolyVoice
 
 struct CostModel: Encodable {
     /// Milliseconds of CPU per call-second (50 frames).
     var playoutMs: Double
+    /// The echo agent's lossy-path encoder (SILK, FEC, complexity 1, wideband).
     var encodeServerProfileMs: Double
+    /// The echo agent's clean-path encoder (`CleanPathCoding.celtWideband`).
+    var encodeCleanPathMs: Double
     var encodeClientDefaultMs: Double
-    /// Calls one core could carry if playout and the server encode were all a call cost.
+    /// Calls one core could carry if playout and the clean-path encode were all a call cost.
     var codecBoundCallsPerCore: Double
 
     static func measure(payloads: EncodedInput, frames: Int = 400) throws -> CostModel {
@@ -36,11 +41,13 @@ struct CostModel: Encodable {
             }
         }
         let tone = (0..<960 * 50).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
-        func encode(complexity: Int, bandwidth: OpusBandwidth?) throws -> Double {
+        func encode(
+            complexity: Int, bandwidth: OpusBandwidth?, application: OpusApplication = .voip, fec: Bool = true
+        ) throws -> Double {
             let encoder = try OpusEncoder(
                 OpusEncoderSettings(
-                    sampleRate: 48_000, channels: 1, complexity: complexity, maxBandwidth: bandwidth, inbandFEC: true,
-                    packetLossPercent: 0))
+                    sampleRate: 48_000, channels: 1, complexity: complexity, maxBandwidth: bandwidth, inbandFEC: fec,
+                    packetLossPercent: fec ? 10 : 0, application: application))
             let packet = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1500)
             defer { packet.deallocate() }
             return cpuSeconds {
@@ -54,13 +61,17 @@ struct CostModel: Encodable {
             }
         }
         let server = try encode(complexity: 1, bandwidth: .wideband)
+        let clean = CleanPathCoding.celtWideband
+        let cleanPath = try encode(
+            complexity: clean.complexity, bandwidth: clean.maxBandwidth, application: clean.application, fec: false)
         let client = try encode(complexity: 9, bandwidth: nil)
         let perCallSecond = 50.0 / Double(frames) * 1000
         let model = CostModel(
             playoutMs: playout * perCallSecond, encodeServerProfileMs: server * perCallSecond,
-            encodeClientDefaultMs: client * perCallSecond, codecBoundCallsPerCore: 0)
+            encodeCleanPathMs: cleanPath * perCallSecond, encodeClientDefaultMs: client * perCallSecond,
+            codecBoundCallsPerCore: 0)
         var bounded = model
-        bounded.codecBoundCallsPerCore = 1000 / (model.playoutMs + model.encodeServerProfileMs)
+        bounded.codecBoundCallsPerCore = 1000 / (model.playoutMs + model.encodeCleanPathMs)
         return bounded
     }
 

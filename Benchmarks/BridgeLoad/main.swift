@@ -121,8 +121,9 @@ print(
 print(
     "codec cost per echo call-second on the bridge (this machine, per-thread CPU): playout (jitter buffer + "
         + "Opus decode 48 kHz) \(String(format: "%.2f", costModel.playoutMs)) ms, encode with the echo agent's "
-        + "server profile \(String(format: "%.2f", costModel.encodeServerProfileMs)) ms (client default complexity 9 "
-        + "fullband: \(String(format: "%.2f", costModel.encodeClientDefaultMs)) ms) → at most "
+        + "server profile \(String(format: "%.2f", costModel.encodeCleanPathMs)) ms on a clean path (CELT) and "
+        + "\(String(format: "%.2f", costModel.encodeServerProfileMs)) ms on a lossy one (SILK + FEC) (client default "
+        + "complexity 9 fullband: \(String(format: "%.2f", costModel.encodeClientDefaultMs)) ms) → at most "
         + "\(Int(costModel.codecBoundCallsPerCore)) calls per core for the codec alone")
 
 let generator = LoadGenerator(

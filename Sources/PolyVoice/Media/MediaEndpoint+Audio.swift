@@ -11,8 +11,20 @@ extension MediaEndpoint {
     public func sendAudio(_ frame: UnsafeBufferPointer<Int16>, at now: Instant) {
         guard !isClosed, srtp != nil, mediaPath != nil, canSend, frame.count == frameSamples else { return }
         let pcm = isMuted ? UnsafeBufferPointer(silence) : frame
-        guard let encoded = try? encoder.encode(pcm, into: encodeBuffer), encoded > 0 else { return }
+        guard let encoded = try? frameEncoder().encode(pcm, into: encodeBuffer), encoded > 0 else { return }
         sendPayload(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: encodeBuffer[0..<encoded])), at: now)
+    }
+
+    /// The encoder of this frame: `cleanPathEncoder` once the far end reports no loss, else the main one.
+    /// An encoder taking over starts from a reset state: its memory is of audio from before the switch.
+    private func frameEncoder() -> OpusEncoder {
+        guard let clean = cleanPathEncoder else { return encoder }
+        let cleanPath = lossHint.hasReport && lossHint.percent == 0
+        if cleanPath != codingCleanPath {
+            codingCleanPath = cleanPath
+            (cleanPath ? clean : encoder).reset()
+        }
+        return cleanPath ? clean : encoder
     }
 
     /// Sends one frame that is already an Opus payload of the configured codec settings (a file encoded

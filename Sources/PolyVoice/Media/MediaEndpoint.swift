@@ -22,6 +22,10 @@ public final class MediaEndpoint {
     var dtls: DTLSEndpoint?
     var srtp: SRTPSession?
     let encoder: OpusEncoder
+    /// `configuration.cleanPathCoding`'s encoder, used while the far end reports no loss.
+    let cleanPathEncoder: OpusEncoder?
+    /// Whether the last frame was coded by `cleanPathEncoder`.
+    var codingCleanPath = false
     var jitter: JitterBuffer<OpusDecoder>
     var outgoing: RTPOutgoingStream
     var receiveStatistics = RTPReceiveStatistics()
@@ -98,14 +102,23 @@ public final class MediaEndpoint {
         iceConfiguration.stunServers = configuration.role == .client ? configuration.stunServers : []
         ice = ICEAgent(configuration: iceConfiguration)
         do {
-            encoder = try OpusEncoder(
-                OpusEncoderSettings(
-                    sampleRate: codec.sampleRate, channels: codec.channels,
-                    frameDuration: .milliseconds(Int64(codec.frameMilliseconds)), bitrate: codec.bitrate,
-                    vbr: codec.variableBitrate, complexity: configuration.encoderComplexity,
-                    maxBandwidth: configuration.encoderMaxBandwidth, inbandFEC: codec.forwardErrorCorrection,
-                    packetLossPercent: codec.forwardErrorCorrection ? codec.expectedLossPercent : 0,
-                    dtx: codec.discontinuousTransmission))
+            let settings = OpusEncoderSettings(
+                sampleRate: codec.sampleRate, channels: codec.channels,
+                frameDuration: .milliseconds(Int64(codec.frameMilliseconds)), bitrate: codec.bitrate,
+                vbr: codec.variableBitrate, complexity: configuration.encoderComplexity,
+                maxBandwidth: configuration.encoderMaxBandwidth, inbandFEC: codec.forwardErrorCorrection,
+                packetLossPercent: codec.forwardErrorCorrection ? codec.expectedLossPercent : 0,
+                dtx: codec.discontinuousTransmission)
+            encoder = try OpusEncoder(settings)
+            cleanPathEncoder = try configuration.cleanPathCoding.map { clean throws(OpusError) in
+                var cleanSettings = settings
+                cleanSettings.application = clean.application
+                cleanSettings.complexity = clean.complexity
+                cleanSettings.maxBandwidth = clean.maxBandwidth
+                cleanSettings.inbandFEC = false
+                cleanSettings.packetLossPercent = 0
+                return try OpusEncoder(cleanSettings)
+            }
             var jitterConfiguration = configuration.jitterBuffer
             jitterConfiguration.sampleRate = 48_000
             // 10 ms steps (two per 20 ms pull): the buffer's target adds two steps, so smaller steps cost less delay.
@@ -337,6 +350,9 @@ public final class MediaEndpoint {
     /// The loss percentage the encoder currently plans FEC for: `CodecSettings.expectedLossPercent` until the
     /// far end's first receiver report, then the reported loss (smoothed, capped). 0 with FEC off.
     public var encoderLossPercent: Int { encoder.settings.packetLossPercent }
+
+    /// Whether frames are coded in `configuration.cleanPathCoding`'s mode now (the far end reports no loss).
+    public var isCodingCleanPath: Bool { codingCleanPath }
 
     /// The jitter buffer's own statistics (FEC recoveries, flushes, interruptions).
     public var playoutStatistics: JitterBufferStatistics { jitter.statistics }

@@ -46,6 +46,10 @@ public struct MediaEndpointConfiguration: Sendable {
     /// The widest audio band the encoder may code (nil: as the bitrate allows, fullband at 32 kbps). Wideband
     /// (8 kHz audio, SILK only) saves the CELT layer's CPU on a server; PESQ-WB and STOI measure no more.
     public var encoderMaxBandwidth: OpusBandwidth?
+    /// Servers: while the far end's receiver reports show no loss, frames are coded in this cheaper mode
+    /// (no in-band FEC); the main encoder takes over again from the first report of loss. Nil: always the
+    /// main encoder.
+    public var cleanPathCoding: CleanPathCoding?
     /// Jitter buffer tunables; the sample rate is forced to 48 kHz and `frameSamples` to 10 ms (480).
     public var jitterBuffer = JitterBufferConfiguration()
 

@@ -40,6 +40,7 @@ public final class TransportMediaSession: BridgeMediaSession {
         }
         configuration.encoderComplexity = agent.mediaProfile.encoderComplexity
         configuration.encoderMaxBandwidth = agent.mediaProfile.encoderMaxBandwidth
+        configuration.cleanPathCoding = agent.mediaProfile.cleanPathCoding
         if !agent.mediaProfile.timeStretch { configuration.jitterBuffer.maximumStretchRatio = 0 }
         if let advertise = context.advertise {
             let mapped = TransportAddress(advertise)

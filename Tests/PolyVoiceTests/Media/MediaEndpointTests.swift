@@ -86,6 +86,35 @@ extension MediaSuites {
             #expect(call.client.endpoint.stats.remoteInboundRtp.fractionLost != nil)
         }
 
+        @Test("clean-path coding: CELT once reports show no loss, SILK with FEC while loss is reported, and back")
+        func cleanPathCodingFollowsReports() throws {
+            let speech = try Signals.speech()
+            let call = try MediaCall(
+                signal: Array(repeating: speech, count: 8).flatMap { $0 }, bridgeCleanPathCoding: .celtWideband)
+            try call.connect()
+            try call.pull()
+            // Before the caller's first receiver report the path is unknown: the main encoder (FEC) codes.
+            #expect(!call.bridge.endpoint.isCodingCleanPath)
+            let clock = try #require(call.clock)
+            call.run(for: .seconds(4))
+            #expect(call.bridge.endpoint.isCodingCleanPath)
+            #expect(Signals.rms(clock.clientPlayout.suffix(96_000)) > 300)
+
+            call.network.setImpairment(
+                LinkImpairment(loss: .uniform(0.05), delay: .milliseconds(20)), between: call.clientHost,
+                and: call.bridgeHost)
+            call.run(for: .seconds(10))
+            #expect(!call.bridge.endpoint.isCodingCleanPath)
+            #expect(call.bridge.endpoint.encoderLossPercent >= 2)
+            // Only SILK carries in-band FEC: recoveries at the client show the main encoder is on the wire.
+            #expect(call.client.endpoint.playoutStatistics.fecPacketsRecovered > 5)
+
+            call.network.setImpairment(LinkImpairment(), between: call.clientHost, and: call.bridgeHost)
+            call.run(for: .seconds(10))
+            #expect(call.bridge.endpoint.isCodingCleanPath)
+            #expect(Signals.rms(clock.clientPlayout.suffix(96_000)) > 300)
+        }
+
         @Test("expectedLossPercent is the encoder's loss % until the first receiver report; then reports drive it")
         func expectedLossSeedsTheEncoder() throws {
             let speech = try Signals.speech()

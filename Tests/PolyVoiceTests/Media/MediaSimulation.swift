@@ -139,7 +139,7 @@ final class MediaCall {
 
     init(
         seed: UInt64 = 7, signal: [Int16] = [], clientCodec: CodecSettings = CodecSettings(),
-        rtcpInterval: Duration = .seconds(1)
+        rtcpInterval: Duration = .seconds(1), bridgeCleanPathCoding: CleanPathCoding? = nil
     ) throws {
         network = SimulatedNetwork(seed: seed)
         var clientConfiguration = MediaEndpointConfiguration(
@@ -150,6 +150,7 @@ final class MediaCall {
             role: .bridge, certificate: try DTLSCertificate.generate(), seed: seed &+ 1)
         bridgeConfiguration.deterministicCredentials = true
         bridgeConfiguration.rtcpInterval = rtcpInterval
+        bridgeConfiguration.cleanPathCoding = bridgeCleanPathCoding
         client = EndpointNode(try MediaEndpoint(configuration: clientConfiguration), addresses: [Self.clientAddress])
         bridge = EndpointNode(try MediaEndpoint(configuration: bridgeConfiguration), addresses: [Self.bridgeAddress])
         clientHost = network.addHost(client, addresses: [Self.clientAddress])
