@@ -1,4 +1,5 @@
 import PolyAudio
+import PolyVoice
 import Testing
 
 @testable import PolyVoiceBridge
@@ -9,6 +10,8 @@ import Testing
         #expect(AgentMediaProfile.server.encoderComplexity < AgentMediaProfile.standard.encoderComplexity)
         #expect(AgentMediaProfile.server.encoderMaxBandwidth == .wideband)
         #expect(!AgentMediaProfile.server.timeStretch)
+        #expect(AgentMediaProfile.server.cleanPathCoding == .celtWideband)
+        #expect(AgentMediaProfile.standard.cleanPathCoding == nil)
         #expect(PlayAgent(samples: [0], loop: false).mediaProfile == .standard)
         #expect(AgentMediaProfile.standard == AgentMediaProfile(encoderComplexity: 9, timeStretch: true))
         let custom = AgentMediaProfile(encoderComplexity: 4, timeStretch: true)
