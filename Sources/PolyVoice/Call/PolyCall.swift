@@ -101,6 +101,9 @@ public final class PolyCall: Sendable {
     }
 
     /// Sends silence instead of the microphone (RTP keeps flowing), or the microphone again.
+    /// Tests: feeds the call-state machine an input as the shell's watchers would (e.g. an address change).
+    func inject(_ input: CallInput) { shell.send(.call(input)) }
+
     public func setMuted(_ muted: Bool) {
         shell.send(.call(.setMuted(muted)))  // ordered with every other input of the call
         var state = outputs.audioStates.latest ?? AudioState()

@@ -117,6 +117,9 @@ actor CallShell {
                 guard generation == eventsGeneration else { continue }
                 events = nil
                 machine.handle(.eventsSocketDropped(code: code), at: now)
+            case .eventsFrame(let generation, let event):
+                guard generation == eventsGeneration else { continue }
+                machine.handle(.bridgeEvent(event), at: now)
             }
             await drain()
             if machine.state.isTerminal, isFinished { break }
@@ -341,6 +344,7 @@ actor CallShell {
     // MARK: - Events socket
 
     private func openEventsSocket(for action: CallAction) {
+        retireEventsSocket()
         eventsGeneration += 1
         let generation = eventsGeneration
         guard let call = provisioned, let url = call.eventsURL else {
@@ -359,7 +363,7 @@ actor CallShell {
                         input.yield(.eventsOpened(generation: generation))
                     case .event(let event):
                         logger.debug("bridge event \(event)")
-                        input.yield(.call(.bridgeEvent(BridgeEvent(event))))
+                        input.yield(.eventsFrame(generation: generation, BridgeEvent(event)))
                     case .closed(let close):
                         logger.info("events socket closed (\(close.code))")
                         input.yield(.eventsDropped(generation: generation, code: close.code))
@@ -369,6 +373,16 @@ actor CallShell {
         } catch {
             send(.call(.stepFailed(action, PolyError(error))))
         }
+    }
+
+    /// A socket being replaced (reopened after a drop or an address change) is closed without waiting and
+    /// its reader stopped: over a vanished address its close would otherwise wait for a keepalive timeout.
+    /// Updates it still delivers carry an older generation and are ignored.
+    private func retireEventsSocket() {
+        events?.close(code: WebSocketClose.normal, reason: "replaced")
+        events = nil
+        eventsReader?.cancel()
+        eventsReader = nil
     }
 
     /// Teardown 1: close with 1000 and wait (briefly) for the close handshake.

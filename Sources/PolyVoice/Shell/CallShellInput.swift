@@ -10,4 +10,5 @@ enum CallShellInput: Sendable {
     /// An events socket update from socket generation `generation` (older sockets are ignored).
     case eventsOpened(generation: Int)
     case eventsDropped(generation: Int, code: Int)
+    case eventsFrame(generation: Int, BridgeEvent)
 }

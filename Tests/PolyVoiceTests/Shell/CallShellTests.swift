@@ -1,6 +1,7 @@
 // The call shell over real sockets against the reference bridge, with media doubles on both sides.
 import Foundation
 import PolyVoiceBridge
+import Synchronization
 import Testing
 
 @testable import PolyVoice
@@ -119,6 +120,27 @@ struct CallShellTests {
         session.context.emit(.unmute)
         let resumed = await Wait.first(call.audioStates, timeout: .seconds(5)) { !$0.isAgentAudioPaused }
         #expect(resumed != nil)
+        await call.end()
+    }
+
+    @Test func reopeningTheEventsSocketClosesTheOneItReplaces() async throws {
+        let lines = Mutex<[String]>([])
+        let harness = try ShellHarness(
+            bridgeLog: BridgeLog(level: .info, write: { line in lines.withLock { $0.append(line) } }))
+        defer { harness.stop() }
+        @Sendable func count(_ event: String) -> Int {
+            lines.withLock { $0.filter { $0.contains(" \(event) ") }.count }
+        }
+        let call = try harness.call()
+        try await call.start()
+        #expect(await Wait.until { count("events.authenticated") == 1 })
+        // An address change with the resume extension: ICE restart and a new events socket at once. The old
+        // socket is closed by the client while it is still the call's (the bridge logs its close); left
+        // open, it would only be closed by the bridge as "replaced", which logs no close.
+        call.inject(.localAddressChanged)
+        #expect(await Wait.until { count("events.authenticated") == 2 })
+        #expect(await Wait.until { count("events.closed") == 1 })
+        #expect(harness.log.count("applyRestartAnswer") == 1)
         await call.end()
     }
 

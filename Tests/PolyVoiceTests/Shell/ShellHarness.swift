@@ -14,13 +14,12 @@ struct ShellHarness {
     let log: MediaLog
     let sessions: FakeBridgeSessions
 
-    init(media: BridgeMediaFactory? = nil) throws {
+    init(media: BridgeMediaFactory? = nil, bridgeLog: BridgeLog = BridgeLog(level: .error)) throws {
         let log = MediaLog()
         let sessions = FakeBridgeSessions(log: log)
         bridge = Bridge(
             configuration: BridgeConfiguration(
-                tokens: [Self.token], media: media ?? sessions.factory,
-                log: BridgeLog(level: .error)))
+                tokens: [Self.token], media: media ?? sessions.factory, log: bridgeLog))
         port = try bridge.start()
         self.log = log
         self.sessions = sessions
