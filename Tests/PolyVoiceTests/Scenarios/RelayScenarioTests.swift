@@ -149,6 +149,31 @@ struct RelayScenarioTests {
         #expect(score.stoi >= gate.stoi, "STOI \(score.stoi) below the \(name) gate \(gate.stoi)")
     }
 
+    // MARK: Set-up under loss
+
+    /// ICE checks, the DTLS handshake and the first SRTP all cross a relay that drops 10 % of the datagrams
+    /// in each direction from the first one (the quality scenarios above impair only after set-up): with
+    /// ICE's retransmissions and DTLS's flight timer every call connects and hears its echo.
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func callsSetUpThroughTenPercentLossFromTheFirstPacket(_ seed: UInt64) async throws {
+        let directory = try Self.scratch("setup-loss-\(seed)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = try Self.speechAfterLeadIn(in: directory)
+        let network = try Network(LinkImpairment(loss: .uniform(0.10)), seed: seed)
+        defer { network.stop() }
+        let call = try network.call(input: input, loop: true, output: directory.appendingPathComponent("echo.wav"))
+        let log = StateLog(call)
+        try await call.start()
+        #expect(
+            await Wait.state(of: call, timeout: .seconds(15)) { $0 == .connected } == .connected, "states \(log.all)")
+        try await Task.sleep(for: .seconds(3))
+        let stats = await call.stats
+        await call.end()
+        #expect(stats.inboundRtp.packetsReceived > 50, "states \(log.all)")
+        let relayed = network.relay.counters
+        #expect(relayed.up.dropped > 0 && relayed.down.dropped > 0, "relay \(relayed)")
+    }
+
     // MARK: Outages
 
     /// Relay outages start this long after the relay (the call connects well before).
