@@ -29,10 +29,12 @@ public struct ByteReader<Bytes: RandomAccessCollection> where Bytes.Element == U
         self.limit = bytes.endIndex
     }
 
-    @inlinable public var remaining: Int { limit - cursor }
+    // Wrapping arithmetic: every move is checked first, so startIndex <= cursor <= limit <= endIndex
+    // always holds and these differences cannot overflow (no overflow trap on the per-packet path).
+    @inlinable public var remaining: Int { limit &- cursor }
     @inlinable public var isAtEnd: Bool { cursor >= limit }
     /// Bytes read so far, relative to the start.
-    @inlinable public var offset: Int { cursor - bytes.startIndex }
+    @inlinable public var offset: Int { cursor &- bytes.startIndex }
 
     @inlinable @inline(__always) internal func need(_ count: Int) throws(ByteReaderError) {
         guard count >= 0, count <= remaining else {
@@ -70,7 +72,7 @@ public struct ByteReader<Bytes: RandomAccessCollection> where Bytes.Element == U
         try need(8)
         defer { cursor &+= 8 }
         var value: UInt64 = 0
-        for i in 0..<8 { value = value << 8 | UInt64(bytes[cursor + i]) }
+        for i in 0..<8 { value = value << 8 | UInt64(bytes[cursor &+ i]) }
         return value
     }
 
@@ -78,7 +80,7 @@ public struct ByteReader<Bytes: RandomAccessCollection> where Bytes.Element == U
     @inlinable public mutating func readBytes(_ count: Int) throws(ByteReaderError) -> Bytes.SubSequence {
         try need(count)
         defer { cursor &+= count }
-        return bytes[cursor..<(cursor + count)]
+        return bytes[cursor..<(cursor &+ count)]
     }
 
     @inlinable @inline(__always) public mutating func skip(_ count: Int) throws(ByteReaderError) {
@@ -88,7 +90,7 @@ public struct ByteReader<Bytes: RandomAccessCollection> where Bytes.Element == U
 
     /// Peeks at the byte `ahead` positions on without consuming; nil past the limit.
     @inlinable @inline(__always) public func peek(_ ahead: Int = 0) -> UInt8? {
-        let index = cursor + ahead
+        let index = cursor &+ ahead  // wraps below cursor for absurd values: nil, not a trap
         return index >= cursor && index < limit ? bytes[index] : nil
     }
 

@@ -18,6 +18,18 @@ import Testing
         #expect(try reader.readUInt8() == 0xCC)
     }
 
+    @Test func peeksOnlyInsideTheLimit() throws {
+        var reader = ByteReader([0x10, 0x20, 0x30, 0x40] as [UInt8])
+        _ = try reader.readUInt8()
+        try reader.dropLast(1)
+        #expect(reader.peek() == 0x20)
+        #expect(reader.peek(1) == 0x30)
+        #expect(reader.peek(2) == nil)  // dropped by dropLast
+        #expect(reader.peek(-1) == nil)
+        #expect(reader.peek(Int.max) == nil)  // an absurd distance is refused, not an overflow trap
+        #expect(reader.remaining == 2)
+    }
+
     @Test func worksOnSlicesWithNonZeroStart() throws {
         let bytes: [UInt8] = [9, 9, 1, 2, 3]
         var reader = ByteReader(bytes[2...])

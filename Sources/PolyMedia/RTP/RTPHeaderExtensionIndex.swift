@@ -4,12 +4,14 @@ import PolyCore
 /// Offsets of the first element of each ID 1–15 inside an RFC 8285 extension block, so looking an
 /// element up after parsing costs no second walk of the block (the C-style single pass).
 ///
-/// One byte per ID (16 bytes, read and written as bytes, like a C array): the element header's
-/// offset from the start of the block plus one (0: absent). Offsets from 254 on and two-byte IDs
-/// above 15 are not recorded: `isComplete` is then false and lookups of unrecorded IDs fall back to
-/// walking the block.
+/// One byte per ID, packed into two integers (IDs 0–7, 8–15): the element header's offset from the
+/// start of the block plus one (0: absent). Shifts and masks keep the index in registers while the
+/// walk records and the lookup reads it; a byte array written bytewise and then loaded whole would
+/// stall store forwarding on every packet. Offsets from 254 on and two-byte IDs above 15 are not
+/// recorded: `isComplete` is then false and lookups of unrecorded IDs fall back to walking the block.
 @frozen public struct RTPHeaderExtensionIndex: Sendable, Equatable {
-    @usableFromInline var slots: (UInt64, UInt64) = (0, 0)
+    @usableFromInline var low: UInt64 = 0
+    @usableFromInline var high: UInt64 = 0
     @usableFromInline var complete = true
 
     @inlinable public init() {}
@@ -24,22 +26,21 @@ import PolyCore
             complete = false
             return
         }
-        withUnsafeMutableBytes(of: &slots) { slots in
-            let slot = Int(id & 0x0F)  // 16 slots: in bounds whatever the caller passes
-            if slots[slot] == 0 { slots[slot] = UInt8(truncatingIfNeeded: offset &+ 1) }
+        let shift = UInt64(id & 7) &* 8  // IDs above 15 fold onto a slot: callers pass 1–15
+        let value = UInt64(truncatingIfNeeded: offset &+ 1) &<< shift
+        if id & 8 == 0 {
+            if (low &>> shift) & 0xFF == 0 { low |= value }
+        } else {
+            if (high &>> shift) & 0xFF == 0 { high |= value }
         }
     }
 
     /// The element header's offset in the block: `.some(nil)` if known absent, nil if unknown.
     @inline(__always) @inlinable func offset(id: UInt8) -> Int?? {
         guard id < 16 else { return complete ? .some(nil) : nil }
-        let slot = withUnsafeBytes(of: slots) { Int($0[Int(id)]) }
+        let slot = Int(truncatingIfNeeded: ((id < 8 ? low : high) &>> (UInt64(id & 7) &* 8)) & 0xFF)
         if slot != 0 { return .some(slot &- 1) }
         return complete ? .some(nil) : nil
-    }
-
-    @inlinable public static func == (a: Self, b: Self) -> Bool {
-        a.slots == b.slots && a.complete == b.complete
     }
 }
 

@@ -37,7 +37,7 @@ public struct RTPHeaderTemplate: Sendable, Equatable {
         payload: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer
     ) throws(RTPSerializeError) -> Int {
         let headerCount = bytes.count
-        let needed = headerCount + payload.count
+        let needed = headerCount &+ payload.count  // two sizes of buffers in memory: no overflow
         guard buffer.count >= needed, let out = buffer.baseAddress else {
             throw .bufferTooSmall(needed: needed, available: buffer.count)
         }

@@ -107,7 +107,17 @@ extension MediaEndpoint {
             buffer.copyMemory(from: datagram)
             return try? srtp.unprotectRTP(buffer, length: datagram.count)
         }
-        guard let length, let packet = try? RTPPacketView(parsing: receiveBuffer[0..<length]) else { return }
+        guard let length, length <= datagram.count else { return }  // unprotecting only shortens
+        // Parsed through a buffer pointer: field reads without array bounds checks or retains.
+        receiveBuffer.withUnsafeBytes { buffer in
+            guard let packet = try? RTPPacketView(parsing: UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+            else { return }
+            deliver(packet, at: now)
+        }
+    }
+
+    /// Counts a parsed, unprotected RTP packet and hands its payload to the jitter buffer.
+    private func deliver(_ packet: RTPPacketView<UnsafeRawBufferPointer>, at now: Instant) {
         noteMedia(at: now)
         if remoteSSRC != packet.ssrc {
             remoteSSRC = packet.ssrc
