@@ -10,7 +10,8 @@
 // out: each call's playout (jitter buffer without time-stretch unless `--client-time-stretch on`) goes to a
 // sink that counts frames and audible ones; `--output` keeps call 0's.
 // The bridge runs as shipped: its event loops (one per core, POLYVOICE_EVENT_LOOPS overrides) and the echo
-// agent's server media profile (Opus complexity 1, wideband, no playout time-stretch).
+// agent's server media profile (no playout time-stretch; CELT at complexity 0, wideband, while the caller
+// reports no loss, as on this loopback; SILK with FEC at complexity 1 on a lossy path).
 //
 // Server-caused loss = kernel drops on the bridge's UDP sockets (/proc/net/udp, it did not read in time)
 // + bridge→client sequence gaps not explained by drops on the generator's sockets + packets the bridge's
