@@ -74,8 +74,10 @@ public struct ICEAgent: Sendable {
     public mutating func pollOutput(at now: Instant) -> ICEOutput? {
         if outputHead >= outputs.count, state != .closed { advance(to: now) }
         guard outputHead < outputs.count else {
-            outputs.removeAll(keepingCapacity: true)
-            outputHead = 0
+            if outputHead > 0 {  // usually nothing was queued: skip the array's uniqueness check
+                outputs.removeAll(keepingCapacity: true)
+                outputHead = 0
+            }
             return nil
         }
         defer { outputHead += 1 }
@@ -83,18 +85,23 @@ public struct ICEAgent: Sendable {
     }
 
     /// When the agent next needs `pollOutput(at:)` even without input.
+    /// Allocation-free: the media shell asks after every packet and tick.
     public func nextDeadline() -> Instant? {
         guard state != .closed else { return nil }
-        var deadlines: [Instant?] = transactions.values.map(\.nextTransmit)
-        deadlines.append(gatheringDeadline())
-        if hasPairsToCheck { deadlines.append(nextPacedCheck) }
+        var earliest: Instant?
+        func consider(_ deadline: Instant?) {
+            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        for transaction in transactions.values { consider(transaction.nextTransmit) }
+        consider(gatheringDeadline())
+        if hasPairsToCheck { consider(nextPacedCheck) }
         if configuration.nomination == .regular, role == .controlling, !nominating, let firstValidAt,
             pairs.contains(where: { $0.state == .succeeded })
         {
-            deadlines.append(firstValidAt + configuration.nominationWait)
+            consider(firstValidAt + configuration.nominationWait)
         }
-        deadlines.append(contentsOf: consentDeadlines())
-        return deadlines.compactMap { $0 }.min()
+        consider(consentDeadline())
+        return earliest
     }
 
     // MARK: Shared helpers

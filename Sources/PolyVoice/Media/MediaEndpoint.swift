@@ -169,8 +169,10 @@ public final class MediaEndpoint {
     public func pollOutput(at now: Instant) -> MediaOutput? {
         if outputHead >= outputs.count, !isClosed { advance(to: now) }
         guard outputHead < outputs.count else {
-            outputs.removeAll(keepingCapacity: true)
-            outputHead = 0
+            if outputHead > 0 {  // often nothing was queued: skip the array's uniqueness check
+                outputs.removeAll(keepingCapacity: true)
+                outputHead = 0
+            }
             return nil
         }
         defer { outputHead += 1 }
@@ -180,7 +182,7 @@ public final class MediaEndpoint {
     /// When the endpoint next needs `handle(.timeout)` / `pollOutput` even without input.
     public func nextDeadline() -> Instant? {
         guard !isClosed else { return nil }
-        var earliest = ice.nextDeadline()
+        var earliest = Self.nextDeadline(of: &ice)
         func consider(_ deadline: Instant?) {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
@@ -191,6 +193,10 @@ public final class MediaEndpoint {
         }
         return earliest
     }
+
+    /// Asks the agent in place. `ice.nextDeadline()` on the stored property would first copy the whole agent
+    /// (retaining each of its arrays and strings), and the shell asks after every packet and tick.
+    private static func nextDeadline(of ice: inout ICEAgent) -> Instant? { ice.nextDeadline() }
 
     /// Fires what is due: ICE timers (through its poll), DTLS retransmissions, RTCP reports, stall detection.
     func advance(to now: Instant) {
@@ -220,7 +226,8 @@ public final class MediaEndpoint {
 
     /// Where media and DTLS go: the selected pair, else where DTLS came from.
     var mediaPath: (local: TransportAddress, remote: TransportAddress)? {
-        if let selectedPair { return (selectedPair.local, selectedPair.remote) }
+        // Field by field: binding the whole pair would copy (and retain) its two candidates on every packet.
+        if let local = selectedPair?.local, let remote = selectedPair?.remote { return (local, remote) }
         return dtlsPeer
     }
 
