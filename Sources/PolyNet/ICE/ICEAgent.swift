@@ -37,6 +37,11 @@ public struct ICEAgent: Sendable {
     var consentPendingSince: Instant?
     /// Set by `.checkNow`: consent checks every `urgentProbeInterval` until one is answered.
     var probingUrgently = false
+    /// True from an `advance` (once gathering is over) until the next input: nothing changed since, so no
+    /// timer is due before `idleDeadline` (nil: none at all) and polls until then skip `advance`. The media
+    /// shell polls after every packet and 20 ms tick, so this spares re-running every timer check each time.
+    var idle = false
+    var idleDeadline: Instant?
 
     public init(configuration: ICEConfiguration) {
         self.configuration = configuration
@@ -48,6 +53,7 @@ public struct ICEAgent: Sendable {
     // MARK: Driving
 
     public mutating func handle(_ input: ICEInput, at now: Instant) {
+        idle = false
         guard state != .closed else { return }
         switch input {
         case .gather(let addresses):
@@ -72,7 +78,9 @@ public struct ICEAgent: Sendable {
 
     /// The next output, after firing every timer due at `now`; nil when there is nothing to do.
     public mutating func pollOutput(at now: Instant) -> ICEOutput? {
-        if outputHead >= outputs.count, state != .closed { advance(to: now) }
+        if outputHead >= outputs.count, state != .closed, !idle || idleDeadline.map({ now >= $0 }) == true {
+            advance(to: now)
+        }
         guard outputHead < outputs.count else {
             if outputHead > 0 {  // usually nothing was queued: skip the array's uniqueness check
                 outputs.removeAll(keepingCapacity: true)
@@ -88,6 +96,10 @@ public struct ICEAgent: Sendable {
     /// Allocation-free: the media shell asks after every packet and tick.
     public func nextDeadline() -> Instant? {
         guard state != .closed else { return nil }
+        return idle ? idleDeadline : computeNextDeadline()
+    }
+
+    private func computeNextDeadline() -> Instant? {
         var earliest: Instant?
         func consider(_ deadline: Instant?) {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
@@ -128,6 +140,10 @@ public struct ICEAgent: Sendable {
         nominateIfReady(at: now)
         runConsent(at: now)
         updateChecklistState()
+        // While gathering, a STUN transaction timing out (in `retransmit`, after `checkGatheringDone`) can
+        // let gathering complete at the next poll without a timer: only idle once it is over.
+        idle = isGatheringComplete || gatheringStart == nil
+        idleDeadline = idle ? computeNextDeadline() : nil
     }
 
     /// Sends a request now and tracks it for retransmission.
