@@ -19,7 +19,7 @@ public final class MediaEndpoint {
 
     // MARK: Components
     var ice: ICEAgent
-    var dtls: DTLSEndpoint?
+    var dtls: DTLSEndpoint? { didSet { dtlsDeadline = dtls?.nextDeadline() } }
     var srtp: SRTPSession?
     let encoder: OpusEncoder
     var jitter: JitterBuffer<OpusDecoder>
@@ -54,6 +54,9 @@ public final class MediaEndpoint {
     var dtlsPeer: (local: TransportAddress, remote: TransportAddress)?
     var outputs: [MediaOutput] = []
     var outputHead = 0
+    /// `dtls.nextDeadline()` as of the last call into `dtls` (each is followed by `pumpDTLS`, which refreshes
+    /// it). Read after every packet and tick: asking the rarely touched DTLS object itself missed the cache.
+    var dtlsDeadline: Instant?
     var lastMediaAt: Instant?
     var flowing = false
     var stalled = false
@@ -186,7 +189,7 @@ public final class MediaEndpoint {
         func consider(_ deadline: Instant?) {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        consider(dtls?.nextDeadline())
+        consider(dtlsDeadline)
         if srtp != nil {
             consider(rtcp.nextDeadline())
             if flowing, !stalled, let lastMediaAt { consider(lastMediaAt + configuration.stallTimeout) }
@@ -201,7 +204,7 @@ public final class MediaEndpoint {
     /// Fires what is due: ICE timers (through its poll), DTLS retransmissions, RTCP reports, stall detection.
     func advance(to now: Instant) {
         pumpICE(at: now)
-        if let dtls, let deadline = dtls.nextDeadline(), deadline <= now {
+        if let dtls, let deadline = dtlsDeadline, deadline <= now {
             try? dtls.handle(.timeout, at: now)
             pumpDTLS(at: now)
         }
@@ -268,6 +271,7 @@ public final class MediaEndpoint {
 
     func pumpDTLS(at now: Instant) {
         guard let dtls else { return }
+        defer { dtlsDeadline = dtls.nextDeadline() }
         while let output = dtls.pollOutput(at: now) {
             switch output {
             case .transmit(let bytes):
