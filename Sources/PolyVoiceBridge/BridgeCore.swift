@@ -181,14 +181,15 @@ final class BridgeCore: Sendable {
         let stats = sessions.map { ($0.0, $0.1.stats) }
         let ended = state.withLock { state -> [(CallEntry, CallEndReason)] in
             for (id, stats) in stats {
-                guard var entry = state.calls[id] else { continue }
+                guard let entry = state.calls[id] else { continue }
                 let connectedNow = stats.isConnected && !entry.mediaSeenConnected
                 let newPacket =
                     stats.lastPacketAt.map { entry.lastPacketAt == nil || $0 > entry.lastPacketAt! } ?? false
-                entry.mediaSeenConnected = entry.mediaSeenConnected || stats.isConnected
-                if newPacket { entry.lastPacketAt = stats.lastPacketAt }
-                state.calls[id] = entry
-                if connectedNow || newPacket { state.reaper.handle(.mediaActive(id), at: now) }
+                guard connectedNow || newPacket else { continue }
+                // Written in place: copying every entry out and back each tick cost more than the check.
+                if connectedNow { state.calls[id]?.mediaSeenConnected = true }
+                if newPacket { state.calls[id]?.lastPacketAt = stats.lastPacketAt }
+                state.reaper.handle(.mediaActive(id), at: now)
             }
             var ended: [(CallEntry, CallEndReason)] = []
             while let output = state.reaper.pollOutput(at: now) {

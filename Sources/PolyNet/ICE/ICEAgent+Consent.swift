@@ -35,21 +35,30 @@ extension ICEAgent {
         runConsent(at: now)
     }
 
-    func consentDeadlines() -> [Instant?] {
-        guard selectedPair != nil, !restarting, state != .failed, let lastConsentAt else { return [] }
+    /// The earliest consent timer: the next check, going disconnected, failing.
+    ///
+    /// Here and in `runConsent`, `lastConsentAt` stands for "a pair is selected" (`select` sets both, and
+    /// only answers on the selected pair refresh it): testing `selectedPair != nil` would copy the pair,
+    /// with retains of its candidates, on every poll.
+    func consentDeadline() -> Instant? {
+        guard !restarting, state != .failed, let lastConsentAt else { return nil }
         let failAt = lastConsentAt + configuration.failedAfter
         // Once disconnected, only failure (or recovery through input) is still ahead.
         if configuration.mode == .lite {
             return state == .disconnected
-                ? [failAt] : [lastConsentAt + configuration.consentInterval + configuration.disconnectedAfter, failAt]
+                ? failAt : min(lastConsentAt + configuration.consentInterval + configuration.disconnectedAfter, failAt)
         }
-        let disconnectAt =
-            state == .disconnected ? nil : consentPendingSince.map { $0 + configuration.disconnectedAfter }
-        return [nextConsentAt, disconnectAt, failAt]
+        var earliest = failAt
+        if let nextConsentAt { earliest = min(earliest, nextConsentAt) }
+        if state != .disconnected, let since = consentPendingSince {
+            earliest = min(earliest, since + configuration.disconnectedAfter)
+        }
+        return earliest
     }
 
     mutating func runConsent(at now: Instant) {
-        guard let pair = selectedPair, !restarting, state != .failed, let lastConsentAt else { return }
+        // `selectedPair` is bound only when a check goes out (see `consentDeadline`).
+        guard !restarting, state != .failed, let lastConsentAt else { return }
         if now >= lastConsentAt + configuration.failedAfter {
             setState(.failed)
             transactions = transactions.filter { if case .consent = $0.value.purpose { false } else { true } }
@@ -64,7 +73,7 @@ extension ICEAgent {
         if let since = consentPendingSince, now >= since + configuration.disconnectedAfter {
             setState(.disconnected)
         }
-        if let due = nextConsentAt, now >= due, let remote = remoteParameters?.credentials {
+        if let due = nextConsentAt, now >= due, let pair = selectedPair, let remote = remoteParameters?.credentials {
             let request = STUNMessage(
                 messageClass: .request, transactionID: newTransactionID(),
                 attributes: [

@@ -37,6 +37,11 @@ public struct ICEAgent: Sendable {
     var consentPendingSince: Instant?
     /// Set by `.checkNow`: consent checks every `urgentProbeInterval` until one is answered.
     var probingUrgently = false
+    /// True from an `advance` (once gathering is over) until the next input: nothing changed since, so no
+    /// timer is due before `idleDeadline` (nil: none at all) and polls until then skip `advance`. The media
+    /// shell polls after every packet and 20 ms tick, so this spares re-running every timer check each time.
+    var idle = false
+    var idleDeadline: Instant?
 
     public init(configuration: ICEConfiguration) {
         self.configuration = configuration
@@ -48,6 +53,7 @@ public struct ICEAgent: Sendable {
     // MARK: Driving
 
     public mutating func handle(_ input: ICEInput, at now: Instant) {
+        idle = false
         guard state != .closed else { return }
         switch input {
         case .gather(let addresses):
@@ -72,10 +78,14 @@ public struct ICEAgent: Sendable {
 
     /// The next output, after firing every timer due at `now`; nil when there is nothing to do.
     public mutating func pollOutput(at now: Instant) -> ICEOutput? {
-        if outputHead >= outputs.count, state != .closed { advance(to: now) }
+        if outputHead >= outputs.count, state != .closed, !idle || idleDeadline.map({ now >= $0 }) == true {
+            advance(to: now)
+        }
         guard outputHead < outputs.count else {
-            outputs.removeAll(keepingCapacity: true)
-            outputHead = 0
+            if outputHead > 0 {  // usually nothing was queued: skip the array's uniqueness check
+                outputs.removeAll(keepingCapacity: true)
+                outputHead = 0
+            }
             return nil
         }
         defer { outputHead += 1 }
@@ -83,18 +93,27 @@ public struct ICEAgent: Sendable {
     }
 
     /// When the agent next needs `pollOutput(at:)` even without input.
+    /// Allocation-free: the media shell asks after every packet and tick.
     public func nextDeadline() -> Instant? {
         guard state != .closed else { return nil }
-        var deadlines: [Instant?] = transactions.values.map(\.nextTransmit)
-        deadlines.append(gatheringDeadline())
-        if hasPairsToCheck { deadlines.append(nextPacedCheck) }
+        return idle ? idleDeadline : computeNextDeadline()
+    }
+
+    private func computeNextDeadline() -> Instant? {
+        var earliest: Instant?
+        func consider(_ deadline: Instant?) {
+            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        for transaction in transactions.values { consider(transaction.nextTransmit) }
+        consider(gatheringDeadline())
+        if hasPairsToCheck { consider(nextPacedCheck) }
         if configuration.nomination == .regular, role == .controlling, !nominating, let firstValidAt,
             pairs.contains(where: { $0.state == .succeeded })
         {
-            deadlines.append(firstValidAt + configuration.nominationWait)
+            consider(firstValidAt + configuration.nominationWait)
         }
-        deadlines.append(contentsOf: consentDeadlines())
-        return deadlines.compactMap { $0 }.min()
+        consider(consentDeadline())
+        return earliest
     }
 
     // MARK: Shared helpers
@@ -121,6 +140,10 @@ public struct ICEAgent: Sendable {
         nominateIfReady(at: now)
         runConsent(at: now)
         updateChecklistState()
+        // While gathering, a STUN transaction timing out (in `retransmit`, after `checkGatheringDone`) can
+        // let gathering complete at the next poll without a timer: only idle once it is over.
+        idle = isGatheringComplete || gatheringStart == nil
+        idleDeadline = idle ? computeNextDeadline() : nil
     }
 
     /// Sends a request now and tracks it for retransmission.

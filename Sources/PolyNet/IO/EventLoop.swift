@@ -139,17 +139,22 @@ public final class EventLoop: @unchecked Sendable {
     @discardableResult
     public func schedule(at deadline: Instant, _ work: @escaping @Sendable () -> Void) -> Timer {
         let timer = Timer(id: takeID())
-        onLoop { loop in
-            loop.timerWork[timer.id] = work
-            loop.timers.insert(.init(deadline: deadline, id: timer.id))
-            loop.armTimer()
+        // On the loop thread (every call's timer and the frame clock) directly: no closure to allocate.
+        if isOnLoopThread {
+            addTimer(timer, at: deadline, work)
+        } else {
+            execute { [self] in addTimer(timer, at: deadline, work) }
         }
         return timer
     }
 
     /// Cancels a timer that has not run yet (no effect otherwise).
     public func cancel(_ timer: Timer) {
-        onLoop { $0.timerWork[timer.id] = nil }
+        if isOnLoopThread {
+            timerWork[timer.id] = nil
+        } else {
+            execute { [self] in timerWork[timer.id] = nil }
+        }
     }
 
     /// Stops the loop after the work already queued and waits for its thread to end (unless called on it).
@@ -176,6 +181,12 @@ public final class EventLoop: @unchecked Sendable {
         defer { lock.unlock() }
         nextID += 1
         return nextID
+    }
+
+    private func addTimer(_ timer: Timer, at deadline: Instant, _ work: @escaping @Sendable () -> Void) {
+        timerWork[timer.id] = work
+        timers.insert(.init(deadline: deadline, id: timer.id))
+        armTimer()
     }
 
     private func addToEpoll(_ descriptor: Int32, token: UInt64) throws(SocketError) {
@@ -227,7 +238,10 @@ public final class EventLoop: @unchecked Sendable {
             handler()
         case .datagrams(let socket, let handler):
             for _ in 0..<Self.readBudget {
-                guard sources[id] != nil, let received = try? socket.receive(into: receiveBuffer) else { return }
+                // Still registered (the handler may unregister)? Asked by index: `sources[id] != nil` copies the source.
+                guard sources.index(forKey: id) != nil, let received = try? socket.receive(into: receiveBuffer) else {
+                    return
+                }
                 handler(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<received.count]), received.source)
             }
         }

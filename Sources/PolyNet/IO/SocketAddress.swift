@@ -14,14 +14,18 @@ extension TransportAddress {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
-            withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: ip.bytes) }
+            withUnsafeMutableBytes(of: &address.sin_addr) { target in
+                ip.withUnsafeBytes { target.copyMemory(from: $0) }
+            }
             withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: address) { $0 }) }
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
         case .v6:
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
-            withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: ip.bytes) }
+            withUnsafeMutableBytes(of: &address.sin6_addr) { target in
+                ip.withUnsafeBytes { target.copyMemory(from: $0) }
+            }
             withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: withUnsafeBytes(of: address) { $0 }) }
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
         }
@@ -38,12 +42,14 @@ extension TransportAddress {
         switch Int32(storage.ss_family) {
         case AF_INET:
             let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in.self) }
-            guard let ip = IPAddress(bytes: withUnsafeBytes(of: address.sin_addr) { Array($0) }) else { return nil }
-            self.init(ip: ip, port: UInt16(bigEndian: address.sin_port))
+            self.init(
+                ip: withUnsafeBytes(of: address.sin_addr) { IPAddress(unchecked: $0) },
+                port: UInt16(bigEndian: address.sin_port))
         case AF_INET6:
             let address = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self) }
-            guard let ip = IPAddress(bytes: withUnsafeBytes(of: address.sin6_addr) { Array($0) }) else { return nil }
-            self.init(ip: ip, port: UInt16(bigEndian: address.sin6_port))
+            self.init(
+                ip: withUnsafeBytes(of: address.sin6_addr) { IPAddress(unchecked: $0) },
+                port: UInt16(bigEndian: address.sin6_port))
         default:
             return nil
         }

@@ -19,7 +19,7 @@ public final class MediaEndpoint {
 
     // MARK: Components
     var ice: ICEAgent
-    var dtls: DTLSEndpoint?
+    var dtls: DTLSEndpoint? { didSet { dtlsDeadline = dtls?.nextDeadline() } }
     var srtp: SRTPSession?
     let encoder: OpusEncoder
     /// `configuration.cleanPathCoding`'s encoder, used while the far end reports no loss.
@@ -58,6 +58,9 @@ public final class MediaEndpoint {
     var dtlsPeer: (local: TransportAddress, remote: TransportAddress)?
     var outputs: [MediaOutput] = []
     var outputHead = 0
+    /// `dtls.nextDeadline()` as of the last call into `dtls` (each is followed by `pumpDTLS`, which refreshes
+    /// it). Read after every packet and tick: asking the rarely touched DTLS object itself missed the cache.
+    var dtlsDeadline: Instant?
     var lastMediaAt: Instant?
     var flowing = false
     var stalled = false
@@ -182,8 +185,10 @@ public final class MediaEndpoint {
     public func pollOutput(at now: Instant) -> MediaOutput? {
         if outputHead >= outputs.count, !isClosed { advance(to: now) }
         guard outputHead < outputs.count else {
-            outputs.removeAll(keepingCapacity: true)
-            outputHead = 0
+            if outputHead > 0 {  // often nothing was queued: skip the array's uniqueness check
+                outputs.removeAll(keepingCapacity: true)
+                outputHead = 0
+            }
             return nil
         }
         defer { outputHead += 1 }
@@ -193,11 +198,11 @@ public final class MediaEndpoint {
     /// When the endpoint next needs `handle(.timeout)` / `pollOutput` even without input.
     public func nextDeadline() -> Instant? {
         guard !isClosed else { return nil }
-        var earliest = ice.nextDeadline()
+        var earliest = Self.nextDeadline(of: &ice)
         func consider(_ deadline: Instant?) {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        consider(dtls?.nextDeadline())
+        consider(dtlsDeadline)
         if srtp != nil {
             consider(rtcp.nextDeadline())
             if flowing, !stalled, let lastMediaAt { consider(lastMediaAt + configuration.stallTimeout) }
@@ -205,10 +210,14 @@ public final class MediaEndpoint {
         return earliest
     }
 
+    /// Asks the agent in place. `ice.nextDeadline()` on the stored property would first copy the whole agent
+    /// (retaining each of its arrays and strings), and the shell asks after every packet and tick.
+    private static func nextDeadline(of ice: inout ICEAgent) -> Instant? { ice.nextDeadline() }
+
     /// Fires what is due: ICE timers (through its poll), DTLS retransmissions, RTCP reports, stall detection.
     func advance(to now: Instant) {
         pumpICE(at: now)
-        if let dtls, let deadline = dtls.nextDeadline(), deadline <= now {
+        if let dtls, let deadline = dtlsDeadline, deadline <= now {
             try? dtls.handle(.timeout, at: now)
             pumpDTLS(at: now)
         }
@@ -233,7 +242,8 @@ public final class MediaEndpoint {
 
     /// Where media and DTLS go: the selected pair, else where DTLS came from.
     var mediaPath: (local: TransportAddress, remote: TransportAddress)? {
-        if let selectedPair { return (selectedPair.local, selectedPair.remote) }
+        // Field by field: binding the whole pair would copy (and retain) its two candidates on every packet.
+        if let local = selectedPair?.local, let remote = selectedPair?.remote { return (local, remote) }
         return dtlsPeer
     }
 
@@ -274,6 +284,7 @@ public final class MediaEndpoint {
 
     func pumpDTLS(at now: Instant) {
         guard let dtls else { return }
+        defer { dtlsDeadline = dtls.nextDeadline() }
         while let output = dtls.pollOutput(at: now) {
             switch output {
             case .transmit(let bytes):

@@ -36,8 +36,9 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
     private var linkUfrag: String?
     private var gatheringWaiters: [CheckedContinuation<String, any Error>] = []
     private var closed = false
-    private var sendFrame: [Int16]
-    private var playFrame: [Int16]
+    /// Preallocated for the 20 ms clock (raw buffers: no uniqueness or exclusivity checks per tick).
+    private let sendFrame: UnsafeMutableBufferPointer<Int16>
+    private let playFrame: UnsafeMutableBufferPointer<Int16>
 
     /// The frame the audio clock moves per tick.
     public static let frameDuration: Duration = EventLoop.framePeriod
@@ -90,8 +91,15 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         self.sink = sink
         self.onEvent = onEvent
         let samples = configuration.codec.samplesPerFrame * configuration.codec.channels
-        sendFrame = [Int16](repeating: 0, count: samples)
-        playFrame = [Int16](repeating: 0, count: 960)
+        sendFrame = .allocate(capacity: samples)
+        sendFrame.initialize(repeating: 0)
+        playFrame = .allocate(capacity: 960)
+        playFrame.initialize(repeating: 0)
+    }
+
+    deinit {
+        sendFrame.deallocate()
+        playFrame.deallocate()
     }
 
     // MARK: Signaling-facing calls (any thread)
@@ -331,11 +339,11 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         if let encodedSource {
             encodedSource.withNextPayload { endpoint.sendEncodedAudio($0, at: now) }
         } else if let source {
-            _ = sendFrame.withUnsafeMutableBufferPointer { source.read(into: $0) }
-            sendFrame.withUnsafeBufferPointer { endpoint.sendAudio($0, at: now) }
+            _ = source.read(into: sendFrame)
+            endpoint.sendAudio(UnsafeBufferPointer(sendFrame), at: now)
         }
-        playFrame.withUnsafeMutableBufferPointer { endpoint.pullPlayout(into: $0, at: now) }
-        if let sink { playFrame.withUnsafeBufferPointer { sink.write($0) } }
+        endpoint.pullPlayout(into: playFrame, at: now)
+        sink?.write(UnsafeBufferPointer(playFrame))
         drain()
     }
 

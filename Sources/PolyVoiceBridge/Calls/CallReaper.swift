@@ -51,6 +51,9 @@ public struct CallReaper: Sendable {
     public let timeouts: Timeouts
     private var entries: [String: Entry] = [:]
     private var pending: [Ended] = []
+    /// No entry's deadline comes before this (nil: none can expire). Inputs only lower it; `expire` makes it
+    /// exact again when it scans.
+    private var expiryBound: Instant?
 
     public init(timeouts: Timeouts = Timeouts()) { self.timeouts = timeouts }
 
@@ -60,16 +63,20 @@ public struct CallReaper: Sendable {
         switch input {
         case .provisioned(let id):
             entries[id] = Entry(created: now)
+            noteDeadline(of: id)
         case .mediaActive(let id):
             entries[id]?.lastMedia = now
+            noteDeadline(of: id)
         case .eventsOpened(let id):
             entries[id]?.eventsOpen = true
             entries[id]?.eventsEverOpened = true
             entries[id]?.eventsClosedAt = nil
+            noteDeadline(of: id)
         case .eventsClosed(let id):
             guard entries[id]?.eventsOpen == true else { return }
             entries[id]?.eventsOpen = false
             entries[id]?.eventsClosedAt = now
+            noteDeadline(of: id)
         case .hangUp(let id):
             end(id, .hangUp)
         case .shutdown:
@@ -86,17 +93,32 @@ public struct CallReaper: Sendable {
 
     /// When the earliest deadline falls (nil with no calls).
     public func nextDeadline() -> Instant? {
-        entries.values.compactMap(deadline).min()
+        var earliest: Instant?
+        for entry in entries.values { earliest = Self.earlier(earliest, deadline(entry)) }
+        return earliest
     }
 
+    /// When `reason(entry, at:)` first becomes non-nil.
     private func deadline(_ entry: Entry) -> Instant? {
-        var candidates: [Instant] = []
+        var earliest: Instant?
         if entry.lastMedia == nil || !entry.eventsEverOpened {
-            candidates.append(entry.created + timeouts.setupTimeout)
+            earliest = entry.created + timeouts.setupTimeout
         }
-        if let closed = entry.eventsClosedAt { candidates.append(closed + timeouts.resumeGrace) }
-        if let media = entry.lastMedia { candidates.append(media + timeouts.mediaTimeout) }
-        return candidates.min()
+        if let closed = entry.eventsClosedAt { earliest = Self.earlier(earliest, closed + timeouts.resumeGrace) }
+        if let media = entry.lastMedia { earliest = Self.earlier(earliest, media + timeouts.mediaTimeout) }
+        return earliest
+    }
+
+    private static func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
+    }
+
+    /// An input changed the entry: its deadline may now come before `expiryBound`.
+    private mutating func noteDeadline(of id: String) {
+        guard let entry = entries[id] else { return }
+        expiryBound = Self.earlier(expiryBound, deadline(entry))
     }
 
     private func reason(_ entry: Entry, at now: Instant) -> CallEndReason? {
@@ -108,10 +130,23 @@ public struct CallReaper: Sendable {
         return nil
     }
 
+    /// Ends the calls due at `now`, in call-id order. Runs on every input and poll (the bridge feeds every
+    /// call's media activity each reap tick), so it returns at once before `expiryBound` and otherwise scans
+    /// without allocating unless a call is due.
     private mutating func expire(at now: Instant) {
-        for (id, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            if let reason = reason(entry, at: now) { end(id, reason) }
+        guard let bound = expiryBound, now >= bound else { return }
+        var due: [(id: String, reason: CallEndReason)] = []
+        var next: Instant?
+        for (id, entry) in entries {
+            if let reason = reason(entry, at: now) {
+                due.append((id, reason))
+            } else {
+                next = Self.earlier(next, deadline(entry))
+            }
         }
+        expiryBound = next
+        due.sort { $0.id < $1.id }
+        for call in due { end(call.id, call.reason) }
     }
 
     private mutating func end(_ id: String, _ reason: CallEndReason) {

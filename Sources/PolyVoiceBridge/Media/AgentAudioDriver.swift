@@ -33,7 +33,11 @@ final class AgentAudioDriver: AudioFrameSource, AudioFrameSink, @unchecked Senda
     /// The agent's frame produced at the previous tick.
     func read(into frame: UnsafeMutableBufferPointer<Int16>) -> Int {
         outbound.withUnsafeBufferPointer { out in
-            for index in 0..<frame.count { frame[index] = index < out.count ? out[index] : 0 }
+            let copied = min(frame.count, out.count)
+            if copied > 0, let target = frame.baseAddress, let source = out.baseAddress {
+                target.update(from: source, count: copied)
+            }
+            if copied < frame.count { UnsafeMutableBufferPointer(rebasing: frame[copied...]).update(repeating: 0) }
         }
         return frame.count
     }
