@@ -30,7 +30,9 @@ public final class TransportMediaSession: BridgeMediaSession {
             agent: agent, emit: context.emit,
             onTick: { now in
                 // While authenticated media flows (between mediaFlowing and mediaStalled) the caller is alive.
-                if shared.flowing.load(ordering: .relaxed) { shared.snapshot.withLock { $0.lastPacketAt = now } }
+                if shared.flowing.load(ordering: .relaxed) {
+                    shared.lastPacketNanoseconds.store(now.nanoseconds, ordering: .relaxed)
+                }
             })
         var configuration: MediaEndpointConfiguration
         do {
@@ -87,7 +89,12 @@ public final class TransportMediaSession: BridgeMediaSession {
         do { try await transport.applyPullAnswer(sdp) } catch { throw Self.map(error) }
     }
 
-    public var stats: BridgeMediaStats { shared.snapshot.withLock { $0 } }
+    public var stats: BridgeMediaStats {
+        var stats = shared.snapshot.withLock { $0 }
+        let lastPacket = shared.lastPacketNanoseconds.load(ordering: .relaxed)
+        if lastPacket != SharedState.never { stats.lastPacketAt = Instant(nanoseconds: lastPacket) }
+        return stats
+    }
 
     public func close() {
         guard !shared.closed.exchange(true, ordering: .relaxed) else { return }
@@ -143,6 +150,9 @@ public final class TransportMediaSession: BridgeMediaSession {
 /// What the transport's callbacks and the session share.
 private final class SharedState: Sendable {
     let snapshot = Mutex(BridgeMediaStats())
+    /// `BridgeMediaStats.lastPacketAt`, written every tick while media flows: an atomic, not the mutex.
+    let lastPacketNanoseconds = Atomic<Int64>(never)
+    static let never = Int64.min
     /// Authenticated media arrives (between `mediaFlowing` and `mediaStalled`).
     let flowing = Atomic<Bool>(false)
     let closed = Atomic<Bool>(false)
