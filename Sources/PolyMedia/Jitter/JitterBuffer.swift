@@ -6,13 +6,6 @@
 // it from the next packet's FEC, conceal it, or play silence (before the first packet, in DTX, after an outage).
 import PolyCore
 
-/// A buffered packet with its unwrapped timestamp. Not nested in the generic buffer: a concrete element type keeps
-/// the store's array operations specialised (and allocation-free) even where the buffer itself is not.
-private struct Stored {
-    var timestamp: Int64
-    var packet: JitterPacket
-}
-
 /// Adaptive jitter buffer and playout for one incoming audio stream.
 public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private enum Mode: Equatable {
@@ -30,7 +23,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     public private(set) var lastOperation: PlayoutOperation = .silence
 
     private var estimator = DelayEstimator()
-    private var store: [Stored] = []
+    private var store: PacketStore
     private var queue: SampleQueue
     private let history = ScratchBuffer(count: 960)
     private let decodeScratch = ScratchBuffer(count: 5760)
@@ -58,7 +51,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         self.decoder = decoder
         self.configuration = configuration
         queue = SampleQueue(capacity: 16384)
-        store.reserveCapacity(configuration.maximumPackets + 1)
+        // 256 bytes hold a 20 ms Opus packet up to 100 kbps; larger payloads enlarge the slots.
+        store = PacketStore(capacity: configuration.maximumPackets + 1, slotBytes: 256)
     }
 
     // MARK: Public state
@@ -91,34 +85,45 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     /// Adds a received packet; `now` is its arrival time (normally `packet.arrival`).
     public mutating func insert(_ packet: JitterPacket, at now: Instant) {
+        packet.payload.withUnsafeBufferPointer { payload in
+            insert(
+                payload: payload, timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker,
+                arrival: packet.arrival, at: now)
+        }
+    }
+
+    /// Adds a received packet given by its RTP fields, without an owned copy of its payload: the buffer copies
+    /// `payload` into storage it reuses, so the per-packet path allocates nothing. `now` is normally `arrival`.
+    public mutating func insert(
+        payload: UnsafeBufferPointer<UInt8>, timestamp rtpTimestamp: UInt32, ssrc: UInt32, marker: Bool,
+        arrival: Instant, at now: Instant
+    ) {
         self.now = max(self.now, now)
-        if let ssrc, ssrc != packet.ssrc { resetStream() }
-        ssrc = packet.ssrc
-        var timestamp = unwrap(packet.timestamp)
+        if let current = self.ssrc, current != ssrc { resetStream() }
+        self.ssrc = ssrc
+        var timestamp = unwrap(rtpTimestamp)
         if let highest = highestTimestamp,
             abs(timestamp - highest) > samples(configuration.timestampJumpLimit)
         {
             resetStream()
-            timestamp = unwrap(packet.timestamp)
+            timestamp = unwrap(rtpTimestamp)
         }
         highestTimestamp = max(highestTimestamp ?? timestamp, timestamp)
-        let carriesFEC = packet.payload.withUnsafeBufferPointer { decoder.carriesFEC($0) }
-        if carriesFEC { statistics.fecPacketsReceived += 1 }
+        if decoder.carriesFEC(payload) { statistics.fecPacketsReceived += 1 }
         estimator.update(
-            arrivalMs: packet.arrival.milliseconds, mediaMs: Double(timestamp) * 1000 / Double(configuration.sampleRate)
-        )
+            arrivalMs: arrival.milliseconds, mediaMs: Double(timestamp) * 1000 / Double(configuration.sampleRate))
 
         let tooOld =
             (discardBefore.map { timestamp < $0 } ?? false) || (decodedEnd.map { timestamp < $0 } ?? false)
             || (mode == .playing && timestamp + Int64(packetSamples) <= playPosition)
-        let index = insertionIndex(timestamp)
+        let index = store.insertionIndex(timestamp)
         let duplicate = index < store.count && store[index].timestamp == timestamp
         guard !tooOld, !duplicate else {
             statistics.packetsDiscarded += 1
             if tooOld, !(discardBefore.map { timestamp < $0 } ?? false) { noteLateArrival() }
             return
         }
-        store.insert(Stored(timestamp: timestamp, packet: packet), at: index)
+        store.insert(timestamp: timestamp, arrival: arrival, marker: marker, payload: payload, at: index)
         if store.count > configuration.maximumPackets
             || levelSamples > samples(configuration.maximumDelay + .seconds(1))
         {
@@ -128,7 +133,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     /// Drops all buffered audio at once (barge-in); packets already received for it are ignored if they arrive.
     public mutating func flush() {
-        store.removeAll(keepingCapacity: true)
+        store.removeAll()
         queue.removeAll()
         if let highest = highestTimestamp { discardBefore = highest + Int64(packetSamples) }
         endConcealment()
@@ -188,7 +193,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private mutating func playStep() -> PlayoutOperation {
         dropLatePackets()
         if let first = store.first, first.timestamp <= playPosition { return decodeFirst() }
-        if lastWasDTX || store.first?.packet.marker == true {
+        if lastWasDTX || store.first?.marker == true {
             // Discontinuous transmission: the sender was silent on purpose, so this is not loss.
             guard let next = store.first else {
                 mode = .idle(.dtx)
@@ -204,7 +209,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             // A gap with later audio already here: the packet is lost (or hopelessly late).
             lastLoss = now
             let gap = Int(next.timestamp - playPosition)
-            if gap == packetSamples, let recovered = recoverFromFEC(next.packet) { return recovered }
+            if gap == packetSamples, let recovered = recoverFromFEC(next) { return recovered }
             conceal(min(configuration.frameSamples, gap), advance: true)
             return .expand
         }
@@ -218,10 +223,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     }
 
     private mutating func decodeFirst() -> PlayoutOperation {
-        let stored = store.removeFirst()
+        guard let stored = store.first else { return .expand }
         let decoded: Int
         do {
-            decoded = try stored.packet.payload.withUnsafeBufferPointer { payload in
+            defer { store.removeFirst() }
+            decoded = try store.withPayload(of: stored) { payload in
                 try decoder.decode(payload, into: decodeScratch.samples)
             }
         } catch {
@@ -234,16 +240,16 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let skip = Int(min(max(playPosition - stored.timestamp, 0), Int64(decoded)))
         playPosition = stored.timestamp + Int64(decoded)
         decodedEnd = playPosition
-        lastWasDTX = stored.packet.payload.count <= 2
+        lastWasDTX = stored.length <= 2
         stalled = 0
-        return emitDecoded(range: skip..<decoded, arrival: stored.packet.arrival)
+        return emitDecoded(range: skip..<decoded, arrival: stored.arrival)
     }
 
-    private mutating func recoverFromFEC(_ next: JitterPacket) -> PlayoutOperation? {
-        let canRecover = next.payload.withUnsafeBufferPointer { decoder.carriesFEC($0) }
+    private mutating func recoverFromFEC(_ next: StoredPacket) -> PlayoutOperation? {
+        let canRecover = store.withPayload(of: next) { decoder.carriesFEC($0) }
         guard canRecover, packetSamples <= decodeScratch.count else { return nil }
         let count = packetSamples
-        let recovered: Int? = next.payload.withUnsafeBufferPointer { payload in
+        let recovered: Int? = store.withPayload(of: next) { payload in
             try? decoder.decodeFEC(from: payload, into: decodeScratch.prefix(count))
         }
         guard let recovered, recovered > 0 else { return nil }
@@ -378,10 +384,10 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     // MARK: Buffer management
 
-    private func readyToStart(_ first: Stored) -> Bool {
+    private func readyToStart(_ first: StoredPacket) -> Bool {
         let span = Double((store.last?.timestamp ?? first.timestamp) - first.timestamp + Int64(packetSamples))
         let spanMs = span * 1000 / Double(configuration.sampleRate)
-        return spanMs + (now - first.packet.arrival).inMilliseconds >= targetDelay.inMilliseconds
+        return spanMs + (now - first.arrival).inMilliseconds >= targetDelay.inMilliseconds
     }
 
     private mutating func dropLatePackets() {
@@ -406,7 +412,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     }
 
     private mutating func resetStream() {
-        store.removeAll(keepingCapacity: true)
+        store.removeAll()
         decoder.reset()
         estimator.resetReference()
         highestTimestamp = nil
@@ -441,33 +447,27 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         return highest + Int64(delta)
     }
 
-    private func insertionIndex(_ timestamp: Int64) -> Int {
-        var low = 0
-        var high = store.count
-        while low < high {
-            let mid = (low + high) / 2
-            if store[mid].timestamp < timestamp { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-
     private mutating func appendSilence(_ n: Int) {
         queue.appendSilence(n)
-        updateHistory(count: n) { _ in 0 }
+        recordHistory(nil, count: n)
     }
 
     private mutating func appendOutput(_ samples: UnsafeBufferPointer<Int16>) {
         queue.append(samples)
-        updateHistory(count: samples.count) { samples[$0] }
+        recordHistory(samples.baseAddress, count: samples.count)
     }
 
-    /// Keeps the last `history.count` produced samples (for merging after concealment).
-    private mutating func updateHistory(count: Int, sample: (Int) -> Int16) {
+    /// Keeps the last `history.count` produced samples (for merging after concealment); `nil` samples are silence.
+    private func recordHistory(_ samples: UnsafePointer<Int16>?, count: Int) {
         let h = history.samples
-        let size = h.count
-        let keep = max(0, size - count)
-        for i in 0..<keep { h[i] = h[i + size - keep] }
-        let first = count - (size - keep)
-        for i in 0..<(size - keep) { h[keep + i] = sample(first + i) }
+        let fresh = min(count, h.count)
+        let keep = h.count - fresh
+        if keep > 0 { h.baseAddress!.update(from: h.baseAddress! + fresh, count: keep) }  // overlap is handled
+        let destination = h.baseAddress! + keep
+        if let samples {
+            destination.update(from: samples + (count - fresh), count: fresh)
+        } else {
+            destination.update(repeating: 0, count: fresh)
+        }
     }
 }
