@@ -6,16 +6,17 @@
 // it from the next packet's FEC, conceal it, or play silence (before the first packet, in DTX, after an outage).
 import PolyCore
 
+// Not nested in the generic buffer: a nested type is generic too, and comparing its values would look its
+// metadata up at run time on every use (the buffer's methods run unspecialised when called from other modules).
+private enum PlayoutMode: Equatable {
+    case playing
+    case idle(IdleReason)
+
+    enum IdleReason: Equatable { case start, dtx, outage, flushed }
+}
+
 /// Adaptive jitter buffer and playout for one incoming audio stream.
 public struct JitterBuffer<Decoder: PlayoutDecoder> {
-    private enum Mode: Equatable {
-        case playing
-        case idle(IdleReason)
-    }
-    private enum IdleReason: Equatable { case start, dtx, outage, flushed }
-
-    /// The decoder producing audio (exposed so callers can inspect or reuse it).
-    public private(set) var decoder: Decoder
     public let configuration: JitterBufferConfiguration
     /// Cumulative statistics (W3C names).
     public private(set) var statistics = JitterBufferStatistics()
@@ -28,7 +29,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private let history = ScratchBuffer(count: 960)
     private let decodeScratch = ScratchBuffer(count: 5760)
     private let stretchScratch = ScratchBuffer(count: 5760 + 960)
-    private var mode = Mode.idle(.start)
+    private var mode = PlayoutMode.idle(.start)
     private var playPosition: Int64 = 0
     private var decodedEnd: Int64?
     private var discardBefore: Int64?
@@ -46,10 +47,15 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var lastLate: Instant?
     private var reorderSeen: Instant?
     private var now = Instant.zero
+    private let limits: PlayoutLimits
+    /// The decoder producing audio (exposed so callers can inspect or reuse it). Stored last: the fields before it
+    /// keep fixed offsets whatever the decoder's size, which unspecialised code would otherwise look up.
+    public private(set) var decoder: Decoder
 
     public init(decoder: Decoder, configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
         self.decoder = decoder
         self.configuration = configuration
+        limits = PlayoutLimits(configuration)
         queue = SampleQueue(capacity: 16384)
         // 256 bytes hold a 20 ms Opus packet up to 100 kbps; larger payloads enlarge the slots.
         store = PacketStore(capacity: configuration.maximumPackets + 1, slotBytes: 256)
@@ -58,20 +64,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     // MARK: Public state
 
     /// The delay the buffer currently aims for.
-    public var targetDelay: Duration {
-        var ms = estimator.requiredMilliseconds + frameMilliseconds
-        if let lastLoss, now - lastLoss < configuration.fecHoldAfterLoss {
-            // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
-            // covers part of it.
-            let reordering = reorderSeen.map { now - $0 < configuration.fecHoldAfterLoss } ?? false
-            let fraction =
-                reordering
-                ? max(configuration.fecHoldFraction, configuration.reorderHoldFraction) : configuration.fecHoldFraction
-            ms += max(packetMilliseconds * fraction, packetMilliseconds - estimator.requiredMilliseconds)
-        }
-        let bounded = min(max(ms, configuration.minimumDelay.inMilliseconds), configuration.maximumDelay.inMilliseconds)
-        return .microseconds(Int64(bounded * 1000))
-    }
+    public var targetDelay: Duration { .nanoseconds(targetNanoseconds) }
 
     /// Audio buffered ahead of the playout point (decoded and still encoded), now.
     public var currentLevel: Duration {
@@ -103,7 +96,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         self.ssrc = ssrc
         var timestamp = unwrap(rtpTimestamp)
         if let highest = highestTimestamp,
-            abs(timestamp - highest) > samples(configuration.timestampJumpLimit)
+            abs(timestamp - highest) > limits.timestampJumpSamples
         {
             resetStream()
             timestamp = unwrap(rtpTimestamp)
@@ -125,7 +118,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         }
         store.insert(timestamp: timestamp, arrival: arrival, marker: marker, payload: payload, at: index)
         if store.count > configuration.maximumPackets
-            || levelSamples > samples(configuration.maximumDelay + .seconds(1))
+            || levelSamples > limits.overflowSamples
         {
             flushToTarget()
         }
@@ -178,7 +171,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
                 mode = .playing
                 playPosition = first.timestamp
                 stalled = 0
-                filteredLevel = Double(samples(targetDelay))
+                filteredLevel = Double(limits.samples(nanoseconds: targetNanoseconds))
                 return produce()
             }
             appendSilence(configuration.frameSamples)
@@ -215,10 +208,10 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         }
         // Nothing buffered: the packet is late or lost. Wait for it (concealing) up to the stall limit.
         let n = configuration.frameSamples
-        let advance = stalled >= samples(configuration.stallLimit)
+        let advance = stalled >= limits.stallLimitSamples
         conceal(n, advance: advance)
         if !advance { stalled += n }
-        if concealRun >= samples(configuration.outageThreshold) { mode = .idle(.outage) }
+        if concealRun >= limits.outageSamples { mode = .idle(.outage) }
         return .expand
     }
 
@@ -280,9 +273,10 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             appendOutput(UnsafeBufferPointer(op == .normal ? block : stretchScratch.prefix(stretched)))
         }
         let rate = Double(configuration.sampleRate)
-        let delay = (now - arrival).inSeconds + (Double(queuedBefore) + Double(length) / 2) / rate
+        let waited = Double(now.nanoseconds - arrival.nanoseconds) / 1e9
+        let delay = waited + (Double(queuedBefore) + Double(length) / 2) / rate
         statistics.jitterBufferDelay += delay * Double(length)
-        statistics.jitterBufferTargetDelay += targetDelay.inSeconds * Double(length)
+        statistics.jitterBufferTargetDelay += Double(targetNanoseconds) / 1e9 * Double(length)
         statistics.jitterBufferEmittedCount += UInt64(length)
         return operation
     }
@@ -294,9 +288,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         guard configuration.maximumStretchRatio > 0 else { return (block.count, .normal) }
         stretchBudget = min(
             stretchBudget + configuration.maximumStretchRatio * Double(block.count), Double(2 * packetSamples))
-        let target = Double(samples(targetDelay))
-        let low = max(target * 0.75, target - Double(samples(.milliseconds(20))))
-        let high = max(target, low + Double(samples(.milliseconds(20))))
+        let target = Double(limits.samples(nanoseconds: targetNanoseconds))
+        let low = max(target * 0.75, target - Double(limits.samples(milliseconds: 20)))
+        let high = max(target, low + Double(limits.samples(milliseconds: 20)))
         let tooHigh = filteredLevel >= high
         let tooLow = filteredLevel < low
         guard tooHigh || tooLow else { return (block.count, .normal) }
@@ -304,11 +298,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         // utterance): speech is compressed only when the level is well above target, pauses whenever it is above.
         // Below target, late packets are at stake, so the buffer grows at once. Decided before the pitch search,
         // which is the costliest step of playout.
-        let margin = Double(samples(.milliseconds(15)))
+        let margin = Double(limits.samples(milliseconds: 15))
         let quiet = TimeStretcher.isQuiet(block)
         if !quiet, tooHigh, filteredLevel < high + margin { return (block.count, .normal) }
         guard var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
-        if quiet, tooHigh, filteredLevel > high + Double(samples(.milliseconds(10))) {
+        if quiet, tooHigh, filteredLevel > high + Double(limits.samples(milliseconds: 10)) {
             lag = block.count / 2  // well above target in a pause: drop half of it at once, outside the budget
             stretchBudget += Double(lag)
         }
@@ -328,7 +322,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// not lost. The delay estimate learns its delay, but playout runs anywhere in a band below the target, so
     /// two such arrivals within `lateBurstWindow` switch to the larger reorder hold.
     private mutating func noteLateArrival() {
-        if let lastLate, now - lastLate < configuration.lateBurstWindow { reorderSeen = now }
+        if let lastLate, now.nanoseconds - lastLate.nanoseconds < limits.lateBurstNanoseconds { reorderSeen = now }
         lastLate = now
     }
 
@@ -337,7 +331,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private mutating func conceal(_ count: Int, advance: Bool) {
         let n = max(0, min(count, decodeScratch.count))
         beginConcealment()
-        let silent = concealSound >= samples(configuration.maximumConcealment)
+        let silent = concealSound >= limits.maximumConcealmentSamples
         var produced = false
         if !silent {
             let out = decodeScratch.prefix(n)
@@ -374,7 +368,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private mutating func endConcealment() {
         guard concealing else { return }
         concealing = false
-        if concealRun >= samples(.milliseconds(150)) {
+        if concealRun >= limits.samples(milliseconds: 150) {
             statistics.interruptionCount += 1
             statistics.totalInterruptionDuration += Double(concealRun) / Double(configuration.sampleRate)
         }
@@ -387,7 +381,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private func readyToStart(_ first: StoredPacket) -> Bool {
         let span = Double((store.last?.timestamp ?? first.timestamp) - first.timestamp + Int64(packetSamples))
         let spanMs = span * 1000 / Double(configuration.sampleRate)
-        return spanMs + (now - first.arrival).inMilliseconds >= targetDelay.inMilliseconds
+        let waitedMs = Double(now.nanoseconds - first.arrival.nanoseconds) / 1e6
+        return spanMs + waitedMs >= Double(targetNanoseconds) / 1e6
     }
 
     private mutating func dropLatePackets() {
@@ -398,7 +393,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     }
 
     private mutating func flushToTarget() {
-        let target = samples(targetDelay)
+        let target = limits.samples(nanoseconds: targetNanoseconds)
         guard let newest = store.last?.timestamp else { return }
         while store.count > 1, newest + Int64(packetSamples) - store[0].timestamp > Int64(target) {
             store.removeFirst()
@@ -436,8 +431,24 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     }
     private var packetMilliseconds: Double { Double(packetSamples) * 1000 / Double(configuration.sampleRate) }
 
-    private func samples(_ duration: Duration) -> Int {
-        Int(duration.totalNanoseconds * Int64(configuration.sampleRate) / 1_000_000_000)
+    /// The target delay in nanoseconds (`targetDelay` without `Duration` arithmetic).
+    private var targetNanoseconds: Int64 {
+        var ms = estimator.requiredMilliseconds + frameMilliseconds
+        if let lastLoss, recent(lastLoss, within: limits.fecHoldNanoseconds) {
+            // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
+            // covers part of it.
+            let reordering = reorderSeen.map { recent($0, within: limits.fecHoldNanoseconds) } ?? false
+            let fraction =
+                reordering
+                ? max(configuration.fecHoldFraction, configuration.reorderHoldFraction) : configuration.fecHoldFraction
+            ms += max(packetMilliseconds * fraction, packetMilliseconds - estimator.requiredMilliseconds)
+        }
+        let bounded = min(max(ms, limits.minimumDelayMilliseconds), limits.maximumDelayMilliseconds)
+        return Int64(bounded * 1000) * 1000  // whole microseconds
+    }
+
+    private func recent(_ instant: Instant, within nanoseconds: Int64) -> Bool {
+        now.nanoseconds - instant.nanoseconds < nanoseconds
     }
 
     /// Extends a 32-bit RTP timestamp to 64 bits, choosing the value nearest the highest seen (wrap-around).
