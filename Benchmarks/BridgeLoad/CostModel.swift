@@ -32,10 +32,11 @@ struct CostModel: Encodable {
             for index in 0..<frames {
                 let now = Instant.milliseconds(Int64(index) * 20)
                 let range = payloads.ranges[index % payloads.ranges.count]
-                jitter.insert(
-                    JitterPacket(
-                        sequence: UInt16(truncatingIfNeeded: index), timestamp: UInt32(index * 960), ssrc: 1,
-                        marker: index == 0, payload: Array(payloads.bytes[range]), arrival: now), at: now)
+                payloads.bytes[range].withUnsafeBufferPointer { payload in  // as the endpoint's receive path does
+                    jitter.insert(
+                        payload: payload, timestamp: UInt32(index * 960), ssrc: 1, marker: index == 0, arrival: now,
+                        at: now)
+                }
                 output.withUnsafeMutableBufferPointer { _ = jitter.pull(at: now, into: $0) }
                 output.withUnsafeMutableBufferPointer { _ = jitter.pull(at: now + .milliseconds(10), into: $0) }
             }

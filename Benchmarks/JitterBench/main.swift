@@ -2,12 +2,15 @@
 // packets with Opus alone in the same process (the floor every playout pays), and heap allocations per frame
 // (counted process-wide by the allocator interposer in Benchmarks/CSRTPBench).
 //
+// "Buffer only" is the same playout with a stand-in decoder that copies the original audio, so the codec drops out
+// and what remains is the jitter buffer's own per-packet and per-pull work (what this benchmark exists to watch).
 // Workloads, in virtual time with 10 ms pulls:
 //   steady      packets every 20 ms: normal playout
 //   accelerate  the sender's clock runs 20% fast, so the buffer is above target and compresses (accelerate)
 //   expand      the sender's clock runs 20% slow, so the buffer stretches (preemptive expand) and conceals (expand)
 //   no-tsm      the accelerate workload with time-scale modification off (maximumStretchRatio = 0)
-// Times are per-thread CPU time (the machine is shared), the minimum over rounds.
+// Times are per-thread CPU time (the machine is shared), the minimum over rounds. A hash of every played sample and
+// operation (from one extra, untimed run) shows whether an optimisation changed what the buffer plays.
 import CSRTPBench
 import Foundation
 import PolyAudio
@@ -51,6 +54,16 @@ struct Measurement {
     var nanosecondsPerFrame = Double.infinity
     var allocationsPerFrame = Double.infinity
     var operations: [PlayoutOperation: Int] = [:]
+    var outputHash: UInt64 = 0
+}
+
+/// FNV-1a over played samples and operations.
+struct OutputHash {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    mutating func add(_ word: UInt16) {
+        value = (value ^ UInt64(word & 0xff)) &* 0x100_0000_01b3
+        value = (value ^ UInt64(word >> 8)) &* 0x100_0000_01b3
+    }
 }
 
 /// Opus alone: decode every packet once per 20 ms frame (one round).
@@ -77,12 +90,85 @@ func measureDecode(into result: inout Measurement) throws {
     if checksum == 42 { print("") }  // keeps the decode observable
 }
 
-/// Playout through a JitterBuffer with packets sent every `sendIntervalMs` of the receiver's clock, and the Opus
-/// baseline, in alternating rounds so both see the same machine load.
-func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfiguration) throws -> (
-    playout: Measurement, decode: Measurement
+/// Stands in for Opus by copying the original audio: playout with it costs only the buffer's own work.
+struct ReplayDecoder: PlayoutDecoder {
+    private var next = 0
+
+    mutating func decode(_ packet: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>) -> Int {
+        let start = (next % packetCount) * 960
+        next += 1
+        return speech.withUnsafeBufferPointer { speech in
+            output.baseAddress!.update(from: speech.baseAddress! + start, count: 960)
+            return 960
+        }
+    }
+
+    func conceal(into output: UnsafeMutableBufferPointer<Int16>) -> Int {
+        output.update(repeating: 0)
+        return output.count
+    }
+
+    func decodeFEC(from nextPacket: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>) -> Int {
+        conceal(into: output)
+    }
+
+    /// The same rule as Opus (SILK or hybrid TOC).
+    func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool { packet.count > 2 && packet[0] >> 3 < 16 }
+
+    mutating func reset() { next = 0 }
+}
+
+/// One round: plays `packets` (inserted at their arrival) through `buffer` in 10 ms pulls; adds the round's CPU
+/// time and allocations to `result`, or only hashes what was played into it (the untimed run).
+func play<Decoder: PlayoutDecoder>(
+    _ packets: [JitterPacket], through buffer: inout JitterBuffer<Decoder>, hashing: Bool,
+    into result: inout Measurement
 ) {
-    var result = Measurement()
+    var frame = [Int16](repeating: 0, count: 480)
+    var hash = OutputHash()
+    var counts = [Int](repeating: 0, count: countedOperations.count)  // an array: counting never allocates
+    var next = 0
+    let allocations = csb_allocation_count()
+    let start = threadCPUNanoseconds()
+    frame.withUnsafeMutableBufferPointer { output in
+        for pull in 0..<(2 * framesPerRound) {
+            let now = Instant(nanoseconds: Int64(pull) * 10_000_000)
+            while next < packets.count, packets[next].arrival <= now {
+                let packet = packets[next]
+                packet.payload.withUnsafeBufferPointer { payload in  // as the endpoint's receive path does
+                    buffer.insert(
+                        payload: payload, timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker,
+                        arrival: packet.arrival, at: packet.arrival)
+                }
+                next += 1
+            }
+            let operation = buffer.pull(at: now, into: output)
+            if let index = countedOperations.firstIndex(of: operation) { counts[index] += 1 }
+            if hashing {
+                for sample in output { hash.add(UInt16(bitPattern: sample)) }
+                hash.add(UInt16(countedOperations.firstIndex(of: operation) ?? 99))
+            }
+        }
+    }
+    let elapsed = threadCPUNanoseconds() - start
+    if hashing {
+        result.outputHash = hash.value
+        return
+    }
+    result.nanosecondsPerFrame = min(result.nanosecondsPerFrame, Double(elapsed) / Double(framesPerRound))
+    result.allocationsPerFrame = min(
+        result.allocationsPerFrame, Double(csb_allocation_count() - allocations) / Double(framesPerRound))
+    result.operations = Dictionary(uniqueKeysWithValues: zip(countedOperations, counts))
+}
+
+/// Playout through a JitterBuffer with packets sent every `sendIntervalMs` of the receiver's clock, with Opus and
+/// with the replay decoder (the buffer alone), and the Opus baseline, in alternating rounds so all see the same
+/// machine load.
+func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfiguration) throws -> (
+    playout: Measurement, bufferOnly: Measurement, decode: Measurement
+) {
+    var playout = Measurement()
+    var bufferOnly = Measurement()
     var decode = Measurement()
     let packets = (0..<(framesPerRound + 50)).map { k in
         JitterPacket(
@@ -90,33 +176,15 @@ func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfigura
             marker: k == 0, payload: payloads[k % packetCount],
             arrival: Instant(nanoseconds: Int64((Double(k) * sendIntervalMs + 40) * 1e6)))
     }
-    var frame = [Int16](repeating: 0, count: 480)
-    for _ in 0..<rounds {
-        try measureDecode(into: &decode)
-        var buffer = JitterBuffer(
-            decoder: try OpusDecoder(sampleRate: 48000, channels: 1), configuration: configuration)
-        var counts = [Int](repeating: 0, count: countedOperations.count)  // an array: counting never allocates
-        var next = 0
-        let allocations = csb_allocation_count()
-        let start = threadCPUNanoseconds()
-        frame.withUnsafeMutableBufferPointer { output in
-            for pull in 0..<(2 * framesPerRound) {
-                let now = Instant(nanoseconds: Int64(pull) * 10_000_000)
-                while next < packets.count, packets[next].arrival <= now {
-                    buffer.insert(packets[next], at: packets[next].arrival)
-                    next += 1
-                }
-                let operation = buffer.pull(at: now, into: output)
-                if let index = countedOperations.firstIndex(of: operation) { counts[index] += 1 }
-            }
-        }
-        let elapsed = threadCPUNanoseconds() - start
-        result.nanosecondsPerFrame = min(result.nanosecondsPerFrame, Double(elapsed) / Double(framesPerRound))
-        result.allocationsPerFrame = min(
-            result.allocationsPerFrame, Double(csb_allocation_count() - allocations) / Double(framesPerRound))
-        result.operations = Dictionary(uniqueKeysWithValues: zip(countedOperations, counts))
+    for round in 0...rounds {
+        let hashing = round == 0  // the untimed run
+        if !hashing { try measureDecode(into: &decode) }
+        var opus = JitterBuffer(decoder: try OpusDecoder(sampleRate: 48000, channels: 1), configuration: configuration)
+        play(packets, through: &opus, hashing: hashing, into: &playout)
+        var replay = JitterBuffer(decoder: ReplayDecoder(), configuration: configuration)
+        play(packets, through: &replay, hashing: hashing, into: &bufferOnly)
     }
-    return (result, decode)
+    return (playout, bufferOnly, decode)
 }
 
 precondition(csb_allocation_count() > 0, "allocation counter inactive")
@@ -127,23 +195,29 @@ let workloads: [(String, Double, JitterBufferConfiguration)] = [
     ("expand", 20 * 1.2, JitterBufferConfiguration()), ("no-tsm", 20 / 1.2, noStretch),
 ]
 print("JitterBench: ns of thread CPU per 20 ms playout frame (48 kHz mono Opus 32 kbps), min of \(rounds) rounds")
-print("  workload     ns/frame  decode ns  x decode  allocs/frame  accel  pre-exp  expand  normal  (10 ms pulls)")
+print("  buffer only: the same playout with a decoder that copies the original audio (the buffer's own cost)")
+print(
+    "  workload     ns/frame  decode ns  x decode  buffer only  allocs/frame  accel  pre-exp  expand  normal"
+        + "  output hash")
 var json: [String] = ["\"bench\": \"JitterBench\""]
 for (name, interval, configuration) in workloads {
-    let (m, decode) = try measurePlayout(sendIntervalMs: interval, configuration: configuration)
+    let (m, bufferOnly, decode) = try measurePlayout(sendIntervalMs: interval, configuration: configuration)
     let ratio = m.nanosecondsPerFrame / decode.nanosecondsPerFrame
+    let allocations = max(m.allocationsPerFrame, bufferOnly.allocationsPerFrame)
     let ops = m.operations
     print(
         "  \(name.padding(toLength: 11, withPad: " ", startingAt: 0))"
             + String(
-                format: " %9.0f  %9.0f  %8.2f  %12.3f  %5d  %7d  %6d  %6d", m.nanosecondsPerFrame,
-                decode.nanosecondsPerFrame, ratio, m.allocationsPerFrame, ops[.accelerate] ?? 0,
-                ops[.preemptiveExpand] ?? 0, ops[.expand] ?? 0, ops[.normal] ?? 0))
+                format: " %9.0f  %9.0f  %8.2f  %11.0f  %12.3f  %5d  %7d  %6d  %6d  %016llx", m.nanosecondsPerFrame,
+                decode.nanosecondsPerFrame, ratio, bufferOnly.nanosecondsPerFrame, allocations,
+                ops[.accelerate] ?? 0, ops[.preemptiveExpand] ?? 0, ops[.expand] ?? 0, ops[.normal] ?? 0,
+                m.outputHash ^ bufferOnly.outputHash))
     json.append(
         "\"\(name)\": {\"ns_per_frame\": \(Int(m.nanosecondsPerFrame)), "
             + "\"opus_decode_ns_per_frame\": \(Int(decode.nanosecondsPerFrame)), "
             + "\"ratio_vs_decode\": \(String(format: "%.3f", ratio)), "
-            + "\"allocs_per_frame\": \(String(format: "%.3f", m.allocationsPerFrame)), "
+            + "\"buffer_only_ns_per_frame\": \(Int(bufferOnly.nanosecondsPerFrame)), "
+            + "\"allocs_per_frame\": \(String(format: "%.3f", allocations)), "
             + "\"accelerate\": \(ops[.accelerate] ?? 0), \"preemptive_expand\": \(ops[.preemptiveExpand] ?? 0), "
             + "\"expand\": \(ops[.expand] ?? 0)}")
 }

@@ -247,4 +247,36 @@ import Testing
         #expect(run.statistics.removedSamplesForAcceleration == 0)
         #expect(run.statistics.jitterBufferEmittedCount >= 250 * 960)
     }
+
+    @Test func payloadInsertedFromReusedMemoryIsCopied() {
+        // The receive path hands over its reused receive buffer; the buffer must keep its own copy.
+        var random = SeededRandom(seed: 5)
+        let packets = (0..<200).map { k in
+            TracePacket(index: k, arrivalMs: random.unit() < 0.05 ? nil : Double(k) * 20 + 30 + random.unit() * 40)
+        }
+        let reference = runTrace(packets, durationMs: 4200)
+        var buffer = JitterBuffer(decoder: FakeDecoder())
+        var receiveBuffer = [UInt8](repeating: 0, count: 64)
+        let arriving = packets.filter { $0.arrivalMs != nil }.sorted { $0.arrivalMs! < $1.arrivalMs! }
+        var next = 0
+        var frames: [[Int16]] = []
+        for pull in 0...420 {
+            while next < arriving.count, arriving[next].arrivalMs! <= Double(pull * 10) {
+                let p = arriving[next]
+                let arrival = Instant(nanoseconds: Int64(p.arrivalMs! * 1e6))
+                let payload = FakeDecoder.payload(index: p.index)
+                receiveBuffer.replaceSubrange(0..<payload.count, with: payload)
+                receiveBuffer[0..<payload.count].withUnsafeBufferPointer { bytes in
+                    buffer.insert(
+                        payload: bytes, timestamp: UInt32(p.index * 960), ssrc: 1, marker: false, arrival: arrival,
+                        at: arrival)
+                }
+                for i in receiveBuffer.indices { receiveBuffer[i] = 0xEE }  // the next datagram overwrites it
+                next += 1
+            }
+            frames.append(buffer.pull(at: .milliseconds(Int64(pull * 10))).samples)
+        }
+        #expect(frames == reference.frames)
+        #expect(buffer.statistics.concealedSamples == reference.statistics.concealedSamples)
+    }
 }

@@ -6,6 +6,8 @@
 // quantiles. Because the long histogram forgets slowly, the target shrinks slowly. Isolated delay peaks (well above
 // the steady state, fewer than three per second) enter both histograms at the steady-state value: raising the
 // target for rare spikes costs delay and stretching all the time to save a little concealment now and then.
+// Forgetting multiplies a whole histogram by a factor per packet; it is applied lazily (see `DecayingHistogram`),
+// so a packet costs one bin update and two short quantile scans instead of a pass over 1000 bins.
 
 /// Estimates how much delay the buffer needs to play nearly all packets in time.
 struct DelayEstimator {
@@ -13,10 +15,8 @@ struct DelayEstimator {
     static let binCount = 500  // up to 1 s of relative delay
     static let minimumWindowMilliseconds = 2000.0
 
-    private var longHistogram = [Double](repeating: 0, count: binCount)
-    private var shortHistogram = [Double](repeating: 0, count: binCount)
-    private var longWeight = 0.0
-    private var shortWeight = 0.0
+    private var longHistogram = DecayingHistogram(binCount: binCount)
+    private var shortHistogram = DecayingHistogram(binCount: binCount)
     /// A packet this far (ms) above the long-term requirement is a delay peak.
     static let peakMarginMilliseconds = 40.0
     /// Peaks (arrival bursts counted once) needed within one second before they count as jitter.
@@ -63,10 +63,11 @@ struct DelayEstimator {
             // out with concealment rather than raising the target for every packet after it.
             bin = min(Self.binCount - 1, Int(longRequired / Self.binMilliseconds))
         }
-        Self.add(bin, forget: longF, to: &longHistogram, weight: &longWeight)
-        Self.add(bin, forget: shortF, to: &shortHistogram, weight: &shortWeight)
-        longRequired = Self.quantile(longQuantile, of: longHistogram, weight: longWeight)
-        requiredMilliseconds = max(longRequired, Self.quantile(shortQuantile, of: shortHistogram, weight: shortWeight))
+        longHistogram.add(bin, forget: longF)
+        shortHistogram.add(bin, forget: shortF)
+        longRequired = Double(longHistogram.quantileBin(longQuantile) + 1) * Self.binMilliseconds
+        requiredMilliseconds = max(
+            longRequired, Double(shortHistogram.quantileBin(shortQuantile) + 1) * Self.binMilliseconds)
     }
 
     /// Whether a packet's relative delay is a peak far above the steady state that is not part of frequent
@@ -84,21 +85,5 @@ struct DelayEstimator {
     mutating func resetReference() {
         window.removeAll(keepingCapacity: true)
         windowHead = 0
-    }
-
-    private static func add(_ bin: Int, forget: Double, to histogram: inout [Double], weight: inout Double) {
-        for i in histogram.indices { histogram[i] *= forget }
-        histogram[bin] += 1 - forget
-        weight = weight * forget + (1 - forget)
-    }
-
-    private static func quantile(_ q: Double, of histogram: [Double], weight: Double) -> Double {
-        guard weight > 0 else { return 0 }
-        var sum = 0.0
-        for (i, mass) in histogram.enumerated() {
-            sum += mass
-            if sum >= q * weight { return Double(i + 1) * binMilliseconds }
-        }
-        return Double(binCount) * binMilliseconds
     }
 }

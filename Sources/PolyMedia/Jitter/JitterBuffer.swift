@@ -6,23 +6,17 @@
 // it from the next packet's FEC, conceal it, or play silence (before the first packet, in DTX, after an outage).
 import PolyCore
 
-/// A buffered packet with its unwrapped timestamp. Not nested in the generic buffer: a concrete element type keeps
-/// the store's array operations specialised (and allocation-free) even where the buffer itself is not.
-private struct Stored {
-    var timestamp: Int64
-    var packet: JitterPacket
+// Not nested in the generic buffer: a nested type is generic too, and comparing its values would look its
+// metadata up at run time on every use (the buffer's methods run unspecialised when called from other modules).
+private enum PlayoutMode: Equatable {
+    case playing
+    case idle(IdleReason)
+
+    enum IdleReason: Equatable { case start, dtx, outage, flushed }
 }
 
 /// Adaptive jitter buffer and playout for one incoming audio stream.
 public struct JitterBuffer<Decoder: PlayoutDecoder> {
-    private enum Mode: Equatable {
-        case playing
-        case idle(IdleReason)
-    }
-    private enum IdleReason: Equatable { case start, dtx, outage, flushed }
-
-    /// The decoder producing audio (exposed so callers can inspect or reuse it).
-    public private(set) var decoder: Decoder
     public let configuration: JitterBufferConfiguration
     /// Cumulative statistics (W3C names).
     public private(set) var statistics = JitterBufferStatistics()
@@ -30,12 +24,12 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     public private(set) var lastOperation: PlayoutOperation = .silence
 
     private var estimator = DelayEstimator()
-    private var store: [Stored] = []
+    private var store: PacketStore
     private var queue: SampleQueue
     private let history = ScratchBuffer(count: 960)
     private let decodeScratch = ScratchBuffer(count: 5760)
     private let stretchScratch = ScratchBuffer(count: 5760 + 960)
-    private var mode = Mode.idle(.start)
+    private var mode = PlayoutMode.idle(.start)
     private var playPosition: Int64 = 0
     private var decodedEnd: Int64?
     private var discardBefore: Int64?
@@ -53,31 +47,24 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var lastLate: Instant?
     private var reorderSeen: Instant?
     private var now = Instant.zero
+    private let limits: PlayoutLimits
+    /// The decoder producing audio (exposed so callers can inspect or reuse it). Stored last: the fields before it
+    /// keep fixed offsets whatever the decoder's size, which unspecialised code would otherwise look up.
+    public private(set) var decoder: Decoder
 
     public init(decoder: Decoder, configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
         self.decoder = decoder
         self.configuration = configuration
+        limits = PlayoutLimits(configuration)
         queue = SampleQueue(capacity: 16384)
-        store.reserveCapacity(configuration.maximumPackets + 1)
+        // 256 bytes hold a 20 ms Opus packet up to 100 kbps; larger payloads enlarge the slots.
+        store = PacketStore(capacity: configuration.maximumPackets + 1, slotBytes: 256)
     }
 
     // MARK: Public state
 
     /// The delay the buffer currently aims for.
-    public var targetDelay: Duration {
-        var ms = estimator.requiredMilliseconds + frameMilliseconds
-        if let lastLoss, now - lastLoss < configuration.fecHoldAfterLoss {
-            // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
-            // covers part of it.
-            let reordering = reorderSeen.map { now - $0 < configuration.fecHoldAfterLoss } ?? false
-            let fraction =
-                reordering
-                ? max(configuration.fecHoldFraction, configuration.reorderHoldFraction) : configuration.fecHoldFraction
-            ms += max(packetMilliseconds * fraction, packetMilliseconds - estimator.requiredMilliseconds)
-        }
-        let bounded = min(max(ms, configuration.minimumDelay.inMilliseconds), configuration.maximumDelay.inMilliseconds)
-        return .microseconds(Int64(bounded * 1000))
-    }
+    public var targetDelay: Duration { .nanoseconds(targetNanoseconds) }
 
     /// Audio buffered ahead of the playout point (decoded and still encoded), now.
     public var currentLevel: Duration {
@@ -91,36 +78,47 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     /// Adds a received packet; `now` is its arrival time (normally `packet.arrival`).
     public mutating func insert(_ packet: JitterPacket, at now: Instant) {
+        packet.payload.withUnsafeBufferPointer { payload in
+            insert(
+                payload: payload, timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker,
+                arrival: packet.arrival, at: now)
+        }
+    }
+
+    /// Adds a received packet given by its RTP fields, without an owned copy of its payload: the buffer copies
+    /// `payload` into storage it reuses, so the per-packet path allocates nothing. `now` is normally `arrival`.
+    public mutating func insert(
+        payload: UnsafeBufferPointer<UInt8>, timestamp rtpTimestamp: UInt32, ssrc: UInt32, marker: Bool,
+        arrival: Instant, at now: Instant
+    ) {
         self.now = max(self.now, now)
-        if let ssrc, ssrc != packet.ssrc { resetStream() }
-        ssrc = packet.ssrc
-        var timestamp = unwrap(packet.timestamp)
+        if let current = self.ssrc, current != ssrc { resetStream() }
+        self.ssrc = ssrc
+        var timestamp = unwrap(rtpTimestamp)
         if let highest = highestTimestamp,
-            abs(timestamp - highest) > samples(configuration.timestampJumpLimit)
+            abs(timestamp - highest) > limits.timestampJumpSamples
         {
             resetStream()
-            timestamp = unwrap(packet.timestamp)
+            timestamp = unwrap(rtpTimestamp)
         }
         highestTimestamp = max(highestTimestamp ?? timestamp, timestamp)
-        let carriesFEC = packet.payload.withUnsafeBufferPointer { decoder.carriesFEC($0) }
-        if carriesFEC { statistics.fecPacketsReceived += 1 }
+        if decoder.carriesFEC(payload) { statistics.fecPacketsReceived += 1 }
         estimator.update(
-            arrivalMs: packet.arrival.milliseconds, mediaMs: Double(timestamp) * 1000 / Double(configuration.sampleRate)
-        )
+            arrivalMs: arrival.milliseconds, mediaMs: Double(timestamp) * 1000 / Double(configuration.sampleRate))
 
         let tooOld =
             (discardBefore.map { timestamp < $0 } ?? false) || (decodedEnd.map { timestamp < $0 } ?? false)
             || (mode == .playing && timestamp + Int64(packetSamples) <= playPosition)
-        let index = insertionIndex(timestamp)
+        let index = store.insertionIndex(timestamp)
         let duplicate = index < store.count && store[index].timestamp == timestamp
         guard !tooOld, !duplicate else {
             statistics.packetsDiscarded += 1
             if tooOld, !(discardBefore.map { timestamp < $0 } ?? false) { noteLateArrival() }
             return
         }
-        store.insert(Stored(timestamp: timestamp, packet: packet), at: index)
+        store.insert(timestamp: timestamp, arrival: arrival, marker: marker, payload: payload, at: index)
         if store.count > configuration.maximumPackets
-            || levelSamples > samples(configuration.maximumDelay + .seconds(1))
+            || levelSamples > limits.overflowSamples
         {
             flushToTarget()
         }
@@ -128,7 +126,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     /// Drops all buffered audio at once (barge-in); packets already received for it are ignored if they arrive.
     public mutating func flush() {
-        store.removeAll(keepingCapacity: true)
+        store.removeAll()
         queue.removeAll()
         if let highest = highestTimestamp { discardBefore = highest + Int64(packetSamples) }
         endConcealment()
@@ -173,7 +171,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
                 mode = .playing
                 playPosition = first.timestamp
                 stalled = 0
-                filteredLevel = Double(samples(targetDelay))
+                filteredLevel = Double(limits.samples(nanoseconds: targetNanoseconds))
                 return produce()
             }
             appendSilence(configuration.frameSamples)
@@ -188,7 +186,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private mutating func playStep() -> PlayoutOperation {
         dropLatePackets()
         if let first = store.first, first.timestamp <= playPosition { return decodeFirst() }
-        if lastWasDTX || store.first?.packet.marker == true {
+        if lastWasDTX || store.first?.marker == true {
             // Discontinuous transmission: the sender was silent on purpose, so this is not loss.
             guard let next = store.first else {
                 mode = .idle(.dtx)
@@ -204,24 +202,25 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             // A gap with later audio already here: the packet is lost (or hopelessly late).
             lastLoss = now
             let gap = Int(next.timestamp - playPosition)
-            if gap == packetSamples, let recovered = recoverFromFEC(next.packet) { return recovered }
+            if gap == packetSamples, let recovered = recoverFromFEC(next) { return recovered }
             conceal(min(configuration.frameSamples, gap), advance: true)
             return .expand
         }
         // Nothing buffered: the packet is late or lost. Wait for it (concealing) up to the stall limit.
         let n = configuration.frameSamples
-        let advance = stalled >= samples(configuration.stallLimit)
+        let advance = stalled >= limits.stallLimitSamples
         conceal(n, advance: advance)
         if !advance { stalled += n }
-        if concealRun >= samples(configuration.outageThreshold) { mode = .idle(.outage) }
+        if concealRun >= limits.outageSamples { mode = .idle(.outage) }
         return .expand
     }
 
     private mutating func decodeFirst() -> PlayoutOperation {
-        let stored = store.removeFirst()
+        guard let stored = store.first else { return .expand }
         let decoded: Int
         do {
-            decoded = try stored.packet.payload.withUnsafeBufferPointer { payload in
+            defer { store.removeFirst() }
+            decoded = try store.withPayload(of: stored) { payload in
                 try decoder.decode(payload, into: decodeScratch.samples)
             }
         } catch {
@@ -234,16 +233,16 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let skip = Int(min(max(playPosition - stored.timestamp, 0), Int64(decoded)))
         playPosition = stored.timestamp + Int64(decoded)
         decodedEnd = playPosition
-        lastWasDTX = stored.packet.payload.count <= 2
+        lastWasDTX = stored.length <= 2
         stalled = 0
-        return emitDecoded(range: skip..<decoded, arrival: stored.packet.arrival)
+        return emitDecoded(range: skip..<decoded, arrival: stored.arrival)
     }
 
-    private mutating func recoverFromFEC(_ next: JitterPacket) -> PlayoutOperation? {
-        let canRecover = next.payload.withUnsafeBufferPointer { decoder.carriesFEC($0) }
+    private mutating func recoverFromFEC(_ next: StoredPacket) -> PlayoutOperation? {
+        let canRecover = store.withPayload(of: next) { decoder.carriesFEC($0) }
         guard canRecover, packetSamples <= decodeScratch.count else { return nil }
         let count = packetSamples
-        let recovered: Int? = next.payload.withUnsafeBufferPointer { payload in
+        let recovered: Int? = store.withPayload(of: next) { payload in
             try? decoder.decodeFEC(from: payload, into: decodeScratch.prefix(count))
         }
         guard let recovered, recovered > 0 else { return nil }
@@ -274,9 +273,10 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             appendOutput(UnsafeBufferPointer(op == .normal ? block : stretchScratch.prefix(stretched)))
         }
         let rate = Double(configuration.sampleRate)
-        let delay = (now - arrival).inSeconds + (Double(queuedBefore) + Double(length) / 2) / rate
+        let waited = Double(now.nanoseconds - arrival.nanoseconds) / 1e9
+        let delay = waited + (Double(queuedBefore) + Double(length) / 2) / rate
         statistics.jitterBufferDelay += delay * Double(length)
-        statistics.jitterBufferTargetDelay += targetDelay.inSeconds * Double(length)
+        statistics.jitterBufferTargetDelay += Double(targetNanoseconds) / 1e9 * Double(length)
         statistics.jitterBufferEmittedCount += UInt64(length)
         return operation
     }
@@ -288,9 +288,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         guard configuration.maximumStretchRatio > 0 else { return (block.count, .normal) }
         stretchBudget = min(
             stretchBudget + configuration.maximumStretchRatio * Double(block.count), Double(2 * packetSamples))
-        let target = Double(samples(targetDelay))
-        let low = max(target * 0.75, target - Double(samples(.milliseconds(20))))
-        let high = max(target, low + Double(samples(.milliseconds(20))))
+        let target = Double(limits.samples(nanoseconds: targetNanoseconds))
+        let low = max(target * 0.75, target - Double(limits.samples(milliseconds: 20)))
+        let high = max(target, low + Double(limits.samples(milliseconds: 20)))
         let tooHigh = filteredLevel >= high
         let tooLow = filteredLevel < low
         guard tooHigh || tooLow else { return (block.count, .normal) }
@@ -298,11 +298,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         // utterance): speech is compressed only when the level is well above target, pauses whenever it is above.
         // Below target, late packets are at stake, so the buffer grows at once. Decided before the pitch search,
         // which is the costliest step of playout.
-        let margin = Double(samples(.milliseconds(15)))
+        let margin = Double(limits.samples(milliseconds: 15))
         let quiet = TimeStretcher.isQuiet(block)
         if !quiet, tooHigh, filteredLevel < high + margin { return (block.count, .normal) }
         guard var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
-        if quiet, tooHigh, filteredLevel > high + Double(samples(.milliseconds(10))) {
+        if quiet, tooHigh, filteredLevel > high + Double(limits.samples(milliseconds: 10)) {
             lag = block.count / 2  // well above target in a pause: drop half of it at once, outside the budget
             stretchBudget += Double(lag)
         }
@@ -322,7 +322,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// not lost. The delay estimate learns its delay, but playout runs anywhere in a band below the target, so
     /// two such arrivals within `lateBurstWindow` switch to the larger reorder hold.
     private mutating func noteLateArrival() {
-        if let lastLate, now - lastLate < configuration.lateBurstWindow { reorderSeen = now }
+        if let lastLate, now.nanoseconds - lastLate.nanoseconds < limits.lateBurstNanoseconds { reorderSeen = now }
         lastLate = now
     }
 
@@ -331,7 +331,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private mutating func conceal(_ count: Int, advance: Bool) {
         let n = max(0, min(count, decodeScratch.count))
         beginConcealment()
-        let silent = concealSound >= samples(configuration.maximumConcealment)
+        let silent = concealSound >= limits.maximumConcealmentSamples
         var produced = false
         if !silent {
             let out = decodeScratch.prefix(n)
@@ -368,7 +368,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private mutating func endConcealment() {
         guard concealing else { return }
         concealing = false
-        if concealRun >= samples(.milliseconds(150)) {
+        if concealRun >= limits.samples(milliseconds: 150) {
             statistics.interruptionCount += 1
             statistics.totalInterruptionDuration += Double(concealRun) / Double(configuration.sampleRate)
         }
@@ -378,10 +378,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     // MARK: Buffer management
 
-    private func readyToStart(_ first: Stored) -> Bool {
+    private func readyToStart(_ first: StoredPacket) -> Bool {
         let span = Double((store.last?.timestamp ?? first.timestamp) - first.timestamp + Int64(packetSamples))
         let spanMs = span * 1000 / Double(configuration.sampleRate)
-        return spanMs + (now - first.packet.arrival).inMilliseconds >= targetDelay.inMilliseconds
+        let waitedMs = Double(now.nanoseconds - first.arrival.nanoseconds) / 1e6
+        return spanMs + waitedMs >= Double(targetNanoseconds) / 1e6
     }
 
     private mutating func dropLatePackets() {
@@ -392,7 +393,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     }
 
     private mutating func flushToTarget() {
-        let target = samples(targetDelay)
+        let target = limits.samples(nanoseconds: targetNanoseconds)
         guard let newest = store.last?.timestamp else { return }
         while store.count > 1, newest + Int64(packetSamples) - store[0].timestamp > Int64(target) {
             store.removeFirst()
@@ -406,7 +407,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     }
 
     private mutating func resetStream() {
-        store.removeAll(keepingCapacity: true)
+        store.removeAll()
         decoder.reset()
         estimator.resetReference()
         highestTimestamp = nil
@@ -430,8 +431,24 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     }
     private var packetMilliseconds: Double { Double(packetSamples) * 1000 / Double(configuration.sampleRate) }
 
-    private func samples(_ duration: Duration) -> Int {
-        Int(duration.totalNanoseconds * Int64(configuration.sampleRate) / 1_000_000_000)
+    /// The target delay in nanoseconds (`targetDelay` without `Duration` arithmetic).
+    private var targetNanoseconds: Int64 {
+        var ms = estimator.requiredMilliseconds + frameMilliseconds
+        if let lastLoss, recent(lastLoss, within: limits.fecHoldNanoseconds) {
+            // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
+            // covers part of it.
+            let reordering = reorderSeen.map { recent($0, within: limits.fecHoldNanoseconds) } ?? false
+            let fraction =
+                reordering
+                ? max(configuration.fecHoldFraction, configuration.reorderHoldFraction) : configuration.fecHoldFraction
+            ms += max(packetMilliseconds * fraction, packetMilliseconds - estimator.requiredMilliseconds)
+        }
+        let bounded = min(max(ms, limits.minimumDelayMilliseconds), limits.maximumDelayMilliseconds)
+        return Int64(bounded * 1000) * 1000  // whole microseconds
+    }
+
+    private func recent(_ instant: Instant, within nanoseconds: Int64) -> Bool {
+        now.nanoseconds - instant.nanoseconds < nanoseconds
     }
 
     /// Extends a 32-bit RTP timestamp to 64 bits, choosing the value nearest the highest seen (wrap-around).
@@ -441,33 +458,27 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         return highest + Int64(delta)
     }
 
-    private func insertionIndex(_ timestamp: Int64) -> Int {
-        var low = 0
-        var high = store.count
-        while low < high {
-            let mid = (low + high) / 2
-            if store[mid].timestamp < timestamp { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-
     private mutating func appendSilence(_ n: Int) {
         queue.appendSilence(n)
-        updateHistory(count: n) { _ in 0 }
+        recordHistory(nil, count: n)
     }
 
     private mutating func appendOutput(_ samples: UnsafeBufferPointer<Int16>) {
         queue.append(samples)
-        updateHistory(count: samples.count) { samples[$0] }
+        recordHistory(samples.baseAddress, count: samples.count)
     }
 
-    /// Keeps the last `history.count` produced samples (for merging after concealment).
-    private mutating func updateHistory(count: Int, sample: (Int) -> Int16) {
+    /// Keeps the last `history.count` produced samples (for merging after concealment); `nil` samples are silence.
+    private func recordHistory(_ samples: UnsafePointer<Int16>?, count: Int) {
         let h = history.samples
-        let size = h.count
-        let keep = max(0, size - count)
-        for i in 0..<keep { h[i] = h[i + size - keep] }
-        let first = count - (size - keep)
-        for i in 0..<(size - keep) { h[keep + i] = sample(first + i) }
+        let fresh = min(count, h.count)
+        let keep = h.count - fresh
+        if keep > 0 { h.baseAddress!.update(from: h.baseAddress! + fresh, count: keep) }  // overlap is handled
+        let destination = h.baseAddress! + keep
+        if let samples {
+            destination.update(from: samples + (count - fresh), count: fresh)
+        } else {
+            destination.update(repeating: 0, count: fresh)
+        }
     }
 }

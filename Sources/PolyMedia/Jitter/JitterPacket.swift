@@ -2,6 +2,8 @@
 import PolyCore
 
 /// One received audio packet as the jitter buffer needs it (the RTP layer maps its packets into this).
+/// On the per-packet path, `JitterBuffer.insert(payload:timestamp:ssrc:marker:arrival:at:)` takes the same fields
+/// with the payload in place, saving this type's owned copy (an allocation per packet).
 public struct JitterPacket: Sendable, Equatable {
     /// RTP sequence number (wraps at 2^16).
     public var sequence: UInt16

@@ -1,6 +1,7 @@
 // A preallocated FIFO of decoded samples waiting to be played (NetEq's "sync buffer").
 
-/// Fixed-capacity FIFO of Int16 samples; never allocates after `init`.
+/// Fixed-capacity FIFO of Int16 samples; never allocates after `init`. Samples move in bulk (memmove), not one by
+/// one: this queue carries every played sample, so it is on the per-frame path of every call.
 struct SampleQueue {
     private var storage: [Int16]
     private var head = 0
@@ -15,9 +16,10 @@ struct SampleQueue {
     @discardableResult
     mutating func append(_ samples: UnsafeBufferPointer<Int16>) -> Int {
         let n = min(samples.count, freeSpace)
-        if head + count + n > storage.count { compact() }
+        guard n > 0, let source = samples.baseAddress else { return 0 }
+        let end = reserveTail(n)
         storage.withUnsafeMutableBufferPointer { buffer in
-            for i in 0..<n { buffer[head + count + i] = samples[i] }
+            (buffer.baseAddress! + end).update(from: source, count: n)
         }
         count += n
         return n
@@ -26,9 +28,10 @@ struct SampleQueue {
     /// Appends `n` zero samples (as many as fit).
     mutating func appendSilence(_ n: Int) {
         let n = min(n, freeSpace)
-        if head + count + n > storage.count { compact() }
+        guard n > 0 else { return }
+        let end = reserveTail(n)
         storage.withUnsafeMutableBufferPointer { buffer in
-            for i in 0..<n { buffer[head + count + i] = 0 }
+            (buffer.baseAddress! + end).update(repeating: 0, count: n)
         }
         count += n
     }
@@ -37,8 +40,9 @@ struct SampleQueue {
     @discardableResult
     mutating func read(into output: UnsafeMutableBufferPointer<Int16>) -> Int {
         let n = min(output.count, count)
+        guard n > 0, let destination = output.baseAddress else { return 0 }
         storage.withUnsafeBufferPointer { buffer in
-            for i in 0..<n { output[i] = buffer[head + i] }
+            destination.update(from: buffer.baseAddress! + head, count: n)
         }
         head += n
         count -= n
@@ -48,8 +52,9 @@ struct SampleQueue {
 
     /// The last `n` queued samples, oldest first (n ≤ count).
     func copyTail(_ n: Int, into output: UnsafeMutableBufferPointer<Int16>) {
+        guard n > 0, let destination = output.baseAddress else { return }
         storage.withUnsafeBufferPointer { buffer in
-            for i in 0..<n { output[i] = buffer[head + count - n + i] }
+            destination.update(from: buffer.baseAddress! + head + count - n, count: n)
         }
     }
 
@@ -58,10 +63,16 @@ struct SampleQueue {
         count = 0
     }
 
+    /// Makes room for `n` more samples after the queued ones (n ≤ freeSpace); returns where they go.
+    private mutating func reserveTail(_ n: Int) -> Int {
+        if head + count + n > storage.count { compact() }
+        return head + count
+    }
+
     private mutating func compact() {
         let (start, length) = (head, count)
         storage.withUnsafeMutableBufferPointer { buffer in
-            for i in 0..<length { buffer[i] = buffer[start + i] }
+            buffer.baseAddress!.update(from: buffer.baseAddress! + start, count: length)  // overlap is handled
         }
         head = 0
     }

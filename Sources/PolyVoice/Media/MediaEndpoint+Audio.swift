@@ -127,11 +127,11 @@ extension MediaEndpoint {
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payloadBytes: packet.payload.count,
             headerBytes: packet.headerLength + packet.paddingCount, at: now)
         guard outcome.isDeliverable || outcome == .probation, !packet.payload.isEmpty else { return }
-        jitter.insert(
-            JitterPacket(
-                sequence: packet.sequenceNumber, timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker,
-                payload: Array(packet.payload), arrival: now),
-            at: now)
+        packet.payload.withUnsafeBufferPointer { payload in
+            jitter.insert(
+                payload: payload, timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker, arrival: now,
+                at: now)
+        }
     }
 
     private func receiveRTCP(_ bytes: [UInt8], at now: Instant) {
