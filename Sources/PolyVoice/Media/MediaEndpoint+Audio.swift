@@ -1,5 +1,5 @@
 // The audio path: PCM → Opus → RTP → SRTP out; SRTP → RTP → jitter buffer → PCM back. Preallocated
-// buffers on the per-packet path (the receive side hands each payload to the jitter buffer as an array).
+// buffers on the per-packet path (the jitter buffer copies each payload into a slot of its own).
 import PolyAudio
 import PolyCore
 import PolyMedia
@@ -127,7 +127,7 @@ extension MediaEndpoint {
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payloadBytes: packet.payload.count,
             headerBytes: packet.headerLength + packet.paddingCount, at: now)
         guard outcome.isDeliverable || outcome == .probation, !packet.payload.isEmpty else { return }
-        packet.payload.withUnsafeBufferPointer { payload in
+        UnsafeRawBufferPointer(rebasing: packet.payload).withMemoryRebound(to: UInt8.self) { payload in
             jitter.insert(
                 payload: payload, timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker, arrival: now,
                 at: now)
