@@ -35,9 +35,10 @@ struct ArrivalTimeline: Decodable {
         }
         var audio = [Int16](repeating: 0, count: last + BenchSignals.frame)
         for (index, frame) in frames.enumerated() {
-            let from = Int(frame[1])
-            let to = index + 1 < frames.count ? Int(frames[index + 1][1]) : received.count
-            for offset in 0..<min(to - from, audio.count - starts[index]) {
+            // The arrival log may name samples the WAV does not hold (aiortc stopped mid-frame): stay inside it.
+            let from = max(0, min(Int(frame[1]), received.count))
+            let to = min(received.count, index + 1 < frames.count ? Int(frames[index + 1][1]) : received.count)
+            for offset in 0..<max(0, min(to - from, audio.count - starts[index])) {
                 audio[starts[index] + offset] = received[from + offset]
             }
         }

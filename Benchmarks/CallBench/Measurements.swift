@@ -58,7 +58,11 @@ enum Measurements {
             audio = call.received
             start = call.inputStart.map { $0 + BenchSignals.contentStart }
         }
-        guard let start, start < audio.count else { return nil }
+        guard let start else { return nil }
+        guard start >= 0, start < audio.count else {
+            print("  speech segment: start \(start) outside the received \(audio.count) samples")
+            return nil
+        }
         return Array(audio[start..<min(audio.count, start + speech + BenchSignals.rate)])
     }
 }

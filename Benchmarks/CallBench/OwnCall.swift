@@ -28,6 +28,9 @@ enum OwnCall {
             config: Configuration(
                 apiKey: "callbench-api-key", environment: .local(port: bridgePort), webrtcToken: token),
             options: VoiceOptions(input: .file(input, loop: false), output: .file(output)))
+        // A file left by an earlier run would be taken for the WAV header by the probe (it sizes the header
+        // from what exists before the call) and every anchor would come out negative.
+        try? FileManager.default.removeItem(at: output)
         let probe = AnchorProbe(output: output, call: call)
         probe.start()
         do {
