@@ -375,14 +375,14 @@ actor CallShell {
         }
     }
 
-    /// A socket being replaced (reopened after a drop or an address change) is closed without waiting and
-    /// its reader stopped: over a vanished address its close would otherwise wait for a keepalive timeout.
-    /// Updates it still delivers carry an older generation and are ignored.
+    /// A socket being replaced (reopened after a drop or an address change) has its reader stopped first, then
+    /// is closed without waiting: over a vanished address its close would otherwise wait for a keepalive
+    /// timeout. Nothing it still delivers reaches the call.
     private func retireEventsSocket() {
-        events?.close(code: WebSocketClose.normal, reason: "replaced")
-        events = nil
         eventsReader?.cancel()
         eventsReader = nil
+        events?.close(code: WebSocketClose.normal, reason: "replaced")
+        events = nil
     }
 
     /// Teardown 1: close with 1000 and wait (briefly) for the close handshake.
