@@ -43,12 +43,13 @@ struct CostModel: Encodable {
         }
         let tone = (0..<960 * 50).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
         func encode(
-            complexity: Int, bandwidth: OpusBandwidth?, application: OpusApplication = .voip, fec: Bool = true
+            complexity: Int, bandwidth: OpusBandwidth?, application: OpusApplication = .voip, fec: Bool = true,
+            lossPercent: Int = 0
         ) throws -> Double {
             let encoder = try OpusEncoder(
                 OpusEncoderSettings(
                     sampleRate: 48_000, channels: 1, complexity: complexity, maxBandwidth: bandwidth, inbandFEC: fec,
-                    packetLossPercent: fec ? 10 : 0, application: application))
+                    packetLossPercent: lossPercent, application: application))
             let packet = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1500)
             defer { packet.deallocate() }
             return cpuSeconds {
@@ -61,7 +62,9 @@ struct CostModel: Encodable {
                 }
             }
         }
-        let server = try encode(complexity: 1, bandwidth: .wideband)
+        // The lossy path: FEC planned for the loss a call starts with (`CodecSettings.expectedLossPercent`).
+        let server = try encode(
+            complexity: 1, bandwidth: .wideband, lossPercent: CodecSettings().expectedLossPercent)
         let clean = CleanPathCoding.celtWideband
         let cleanPath = try encode(
             complexity: clean.complexity, bandwidth: clean.maxBandwidth, application: clean.application, fec: false)
