@@ -82,7 +82,9 @@ let package = Package(
             path: "Benchmarks/AudioProcessingBench"),
         .executableTarget(
             name: "BridgeLoad",
-            dependencies: ["PolyVoice", "PolySignaling", "PolyNet", "PolyMedia", "PolyAudio", "PolyCore"],
+            dependencies: [
+                "PolyVoice", "PolyVoiceBridge", "PolySignaling", "PolyNet", "PolyMedia", "PolyAudio", "PolyCore",
+            ],
             path: "Benchmarks/BridgeLoad"),
         .systemLibrary(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),

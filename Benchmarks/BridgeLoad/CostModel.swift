@@ -1,14 +1,15 @@
 // What one echo call's media costs the bridge per call-second, part by part, measured in this process
 // before the ramp (per-thread CPU time, so other processes' load inflates it less than wall time): the
-// payloads the generator sends are played out (jitter buffer + Opus decode at 48 kHz) and encoded again
-// with the echo agent's server profile: its clean-path mode (CELT, what a loss-free loopback call uses)
-// and its lossy-path mode (SILK with FEC). What the load steps measure beyond these is the rest (SRTP,
+// payloads the generator sends are played out (jitter buffer + Opus decode) and encoded again with the
+// echo agent's server profile, at its rate: its clean-path mode (CELT, what a loss-free loopback call
+// uses) and its lossy-path mode (SILK with FEC). What the load steps measure beyond these is the rest (SRTP,
 // sockets, RTCP, the loop). Also the encoder at the client's default, to show what the profile saves.
 import Foundation
 import PolyAudio
 import PolyCore
 import PolyMedia
 import PolyVoice
+import PolyVoiceBridge
 
 struct CostModel: Encodable {
     /// Milliseconds of CPU per call-second (50 frames).
@@ -21,13 +22,17 @@ struct CostModel: Encodable {
     /// Calls one core could carry if playout and the clean-path encode were all a call cost.
     var codecBoundCallsPerCore: Double
 
+    /// The echo agent's audio rate (`AgentMediaProfile.server`).
+    static let rate = AgentMediaProfile.server.sampleRate
+
     static func measure(payloads: EncodedInput, frames: Int = 400) throws -> CostModel {
+        let frameSamples = AgentAudio.frameSamples(atRate: rate)
         var configuration = JitterBufferConfiguration()
-        configuration.frameSamples = 480
+        configuration.frameSamples = frameSamples / 2
         configuration.maximumStretchRatio = 0  // the echo agent's server profile plays out without time-stretch
         var jitter = JitterBuffer(
-            decoder: try OpusDecoder(sampleRate: 48_000, channels: 1), configuration: configuration)
-        var output = [Int16](repeating: 0, count: 480)
+            decoder: try OpusDecoder(sampleRate: rate, channels: 1), configuration: configuration)
+        var output = [Int16](repeating: 0, count: frameSamples / 2)
         let playout = cpuSeconds {
             for index in 0..<frames {
                 let now = Instant.milliseconds(Int64(index) * 20)
@@ -41,23 +46,26 @@ struct CostModel: Encodable {
                 output.withUnsafeMutableBufferPointer { _ = jitter.pull(at: now + .milliseconds(10), into: $0) }
             }
         }
-        let tone = (0..<960 * 50).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 48000)) }
         func encode(
             complexity: Int, bandwidth: OpusBandwidth?, application: OpusApplication = .voip, fec: Bool = true,
-            lossPercent: Int = 0
+            lossPercent: Int = 0, rate: Int = rate
         ) throws -> Double {
+            let frameSamples = AgentAudio.frameSamples(atRate: rate)
+            let tone = (0..<frameSamples * 50).map {
+                Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / Double(rate)))
+            }
             let encoder = try OpusEncoder(
                 OpusEncoderSettings(
-                    sampleRate: 48_000, channels: 1, complexity: complexity, maxBandwidth: bandwidth, inbandFEC: fec,
+                    sampleRate: rate, channels: 1, complexity: complexity, maxBandwidth: bandwidth, inbandFEC: fec,
                     packetLossPercent: lossPercent, application: application))
             let packet = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1500)
             defer { packet.deallocate() }
             return cpuSeconds {
                 tone.withUnsafeBufferPointer { samples in
                     for index in 0..<frames {
-                        let start = (index % 50) * 960
+                        let start = (index % 50) * frameSamples
                         _ = try? encoder.encode(
-                            UnsafeBufferPointer(rebasing: samples[start..<start + 960]), into: packet)
+                            UnsafeBufferPointer(rebasing: samples[start..<start + frameSamples]), into: packet)
                     }
                 }
             }
@@ -68,7 +76,7 @@ struct CostModel: Encodable {
         let clean = CleanPathCoding.celtWideband
         let cleanPath = try encode(
             complexity: clean.complexity, bandwidth: clean.maxBandwidth, application: clean.application, fec: false)
-        let client = try encode(complexity: 9, bandwidth: nil)
+        let client = try encode(complexity: 9, bandwidth: nil, rate: 48_000)
         let perCallSecond = 50.0 / Double(frames) * 1000
         let model = CostModel(
             playoutMs: playout * perCallSecond, encodeServerProfileMs: server * perCallSecond,

@@ -10,7 +10,7 @@
 // out: each call's playout (jitter buffer without time-stretch unless `--client-time-stretch on`) goes to a
 // sink that counts frames and audible ones; `--output` keeps call 0's.
 // The bridge runs as shipped: its event loops (one per core, POLYVOICE_EVENT_LOOPS overrides) and the echo
-// agent's server media profile (no playout time-stretch; CELT at complexity 0, wideband, while the caller
+// agent's server media profile (16 kHz audio; no playout time-stretch; CELT at complexity 0, wideband, while the caller
 // reports no loss, as on this loopback; SILK with FEC at complexity 1 on a lossy path).
 //
 // Server-caused loss = kernel drops on the bridge's UDP sockets (/proc/net/udp, it did not read in time)
@@ -86,7 +86,7 @@ if let path = options["input"] {
     input = (0..<clientRate).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / Double(clientRate))) }
 }
 // The generator's cheaper configuration: Opus at `clientRate` (16 kHz wideband by default: the encoder
-// works on a third of the samples of 48 kHz), no in-band FEC. The bridge side is untouched (48 kHz, FEC).
+// works on a third of the samples of 48 kHz), no in-band FEC. The bridge side is untouched (its echo profile).
 let codec = CodecSettings(sampleRate: clientRate, forwardErrorCorrection: false)
 try codec.validate()
 guard input.count >= codec.samplesPerFrame else { throw BenchError("input shorter than one frame") }
@@ -121,7 +121,7 @@ print(
 
 print(
     "codec cost per echo call-second on the bridge (this machine, per-thread CPU): playout (jitter buffer + "
-        + "Opus decode 48 kHz) \(String(format: "%.2f", costModel.playoutMs)) ms, encode with the echo agent's "
+        + "Opus decode \(CostModel.rate / 1000) kHz) \(String(format: "%.2f", costModel.playoutMs)) ms, encode with the echo agent's "
         + "server profile \(String(format: "%.2f", costModel.encodeCleanPathMs)) ms on a clean path (CELT) and "
         + "\(String(format: "%.2f", costModel.encodeServerProfileMs)) ms on a lossy one (SILK + FEC) (client default "
         + "complexity 9 fullband: \(String(format: "%.2f", costModel.encodeClientDefaultMs)) ms) → at most "

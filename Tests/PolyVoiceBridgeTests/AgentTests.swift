@@ -33,7 +33,8 @@ enum Frames {
     }
 
     @Test func delayShiftsTheAudioByWholeSamples() {
-        let agent = EchoAgent(delayMilliseconds: 30)  // 1440 samples: 1.5 frames
+        let agent = EchoAgent(delayMilliseconds: 30)
+        let delay = 30 * agent.mediaProfile.sampleRate / 1000  // 480 samples at the server profile's 16 kHz
         var inbound: [Int16] = []
         var outbound: [Int16] = []
         for index in 0..<10 {
@@ -41,8 +42,9 @@ enum Frames {
             inbound += frame
             outbound += agent.process(frame, at: Frames.time(index))
         }
-        #expect(outbound.prefix(1440).allSatisfy { $0 == 0 })
-        #expect(Array(outbound.dropFirst(1440)) == Array(inbound.prefix(inbound.count - 1440)))
+        #expect(delay == 480)
+        #expect(outbound.prefix(delay).allSatisfy { $0 == 0 })
+        #expect(Array(outbound.dropFirst(delay)) == Array(inbound.prefix(inbound.count - delay)))
     }
 
     @Test func recordsTheCallerToAWAV() throws {
@@ -52,7 +54,7 @@ enum Frames {
         for index in 0..<5 { _ = agent.process(Frames.tone(index), at: Frames.time(index)) }
         try agent.finish(at: Frames.time(5))
         let wav = try WAVFile.read(from: directory.appendingPathComponent("call-x.wav"))
-        #expect(wav.sampleRate == 48000 && wav.samplesPerChannel == 5 * Frames.size)
+        #expect(wav.sampleRate == 16000 && wav.samplesPerChannel == 5 * Frames.size)
         #expect(wav.int16Frame.samples == (0..<5).flatMap { Frames.tone($0) })
     }
 }

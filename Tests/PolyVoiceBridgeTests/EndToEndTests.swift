@@ -17,8 +17,8 @@ import Testing
     }
 
     /// Goertzel power of `samples` at `frequency` (48 kHz).
-    static func power(_ samples: [Int16], frequency: Double) -> Double {
-        let coefficient = 2 * cos(2 * Double.pi * frequency / 48000)
+    static func power(_ samples: [Int16], frequency: Double, sampleRate: Int = 48000) -> Double {
+        let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
         var (s1, s2) = (0.0, 0.0)
         for sample in samples {
             let s0 = Double(sample) + coefficient * s1 - s2
@@ -92,10 +92,16 @@ import Testing
         // The caller was recorded: the tone, as the bridge decoded it.
         let recording = records.appendingPathComponent("\(call.callId).wav")
         #expect(FileManager.default.fileExists(atPath: recording.path))
-        let recorded = try WAVFile.read(from: recording).int16Frame.samples
-        #expect(recorded.count >= 48000)
-        let middle = Array(recorded.suffix(48000 + 24000).prefix(24000))
-        #expect(Self.power(middle, frequency: 440) > 100 * Self.power(middle, frequency: 1000))
+        let wav = try WAVFile.read(from: recording)
+        // At the echo agent's rate (the server profile's 16 kHz).
+        let rate = wav.sampleRate
+        #expect(rate == AgentMediaProfile.server.sampleRate)
+        let recorded = wav.int16Frame.samples
+        #expect(recorded.count >= rate)
+        let middle = Array(recorded.suffix(rate + rate / 2).prefix(rate / 2))
+        #expect(
+            Self.power(middle, frequency: 440, sampleRate: rate)
+                > 100 * Self.power(middle, frequency: 1000, sampleRate: rate))
     }
 
     @Test func scriptAgentBargeInAndUnmuteReachTheEventsSocket() async throws {

@@ -33,9 +33,14 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var playPosition: Int64 = 0
     private var decodedEnd: Int64?
     private var discardBefore: Int64?
+    /// The highest timestamp seen, in output samples, and as sent (unwrapping works in the RTP clock).
     private var highestTimestamp: Int64?
+    private var highestRTPTimestamp: UInt32 = 0
+    /// RTP clock ticks per output sample (1 at 48 kHz; 3 when a 48 kHz RTP clock plays out at 16 kHz).
+    private let ticksPerSample: Int64
     private var ssrc: UInt32?
-    private var packetSamples = 960
+    /// Samples per packet: the last decoded packet's, 20 ms until the first.
+    private var packetSamples: Int
     private var lastWasDTX = false
     private var concealing = false
     private var concealRun = 0
@@ -56,6 +61,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         self.decoder = decoder
         self.configuration = configuration
         limits = PlayoutLimits(configuration)
+        ticksPerSample = Int64(max(1, configuration.rtpClockRate / configuration.sampleRate))
+        packetSamples = configuration.sampleRate / 50
         queue = SampleQueue(capacity: 16384)
         // 256 bytes hold a 20 ms Opus packet up to 100 kbps; larger payloads enlarge the slots.
         store = PacketStore(capacity: configuration.maximumPackets + 1, slotBytes: 256)
@@ -101,7 +108,10 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             resetStream()
             timestamp = unwrap(rtpTimestamp)
         }
-        highestTimestamp = max(highestTimestamp ?? timestamp, timestamp)
+        if timestamp >= highestTimestamp ?? timestamp {
+            highestTimestamp = timestamp
+            highestRTPTimestamp = rtpTimestamp
+        }
         if decoder.carriesFEC(payload) { statistics.fecPacketsReceived += 1 }
         estimator.update(
             arrivalMs: arrival.milliseconds, mediaMs: Double(timestamp) * 1000 / Double(configuration.sampleRate))
@@ -451,11 +461,12 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         now.nanoseconds - instant.nanoseconds < nanoseconds
     }
 
-    /// Extends a 32-bit RTP timestamp to 64 bits, choosing the value nearest the highest seen (wrap-around).
+    /// Extends a 32-bit RTP timestamp to 64 bits, choosing the value nearest the highest seen (wrap-around),
+    /// in output samples.
     private func unwrap(_ timestamp: UInt32) -> Int64 {
-        guard let highest = highestTimestamp else { return Int64(timestamp) + (1 << 32) }
-        let delta = Int32(bitPattern: timestamp &- UInt32(truncatingIfNeeded: highest))
-        return highest + Int64(delta)
+        guard let highest = highestTimestamp else { return (Int64(timestamp) + (1 << 32)) / ticksPerSample }
+        let delta = Int64(Int32(bitPattern: timestamp &- highestRTPTimestamp))
+        return highest + (ticksPerSample == 1 ? delta : delta / ticksPerSample)
     }
 
     private mutating func appendSilence(_ n: Int) {

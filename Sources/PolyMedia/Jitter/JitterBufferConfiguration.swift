@@ -4,6 +4,9 @@
 public struct JitterBufferConfiguration: Sendable, Equatable {
     /// Output sample rate (the decoder's rate).
     public var sampleRate: Int = 48000
+    /// The clock of the packets' RTP timestamps (Opus: 48 kHz at every `sampleRate`); a whole multiple of
+    /// `sampleRate`.
+    public var rtpClockRate: Int = 48000
     /// Samples returned by each `pull` (480 = 10 ms, or 960 = 20 ms).
     public var frameSamples: Int = 480
     /// Bounds of the target delay.

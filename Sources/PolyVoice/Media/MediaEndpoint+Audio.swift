@@ -57,14 +57,19 @@ extension MediaEndpoint {
         transmit(packetBuffer[0..<length], from: path.local, to: path.remote)
     }
 
-    /// Plays 20 ms (960 samples) of received audio into `output`: silence before media and after `flushPlayout`.
+    /// Samples in 20 ms of playout (960 at the default 48 kHz `playoutSampleRate`).
+    public var playoutFrameSamples: Int { 2 * jitter.configuration.frameSamples }
+
+    /// Plays 20 ms (`playoutFrameSamples`) of received audio into `output`: silence before media and after
+    /// `flushPlayout`.
     public func pullPlayout(into output: UnsafeMutableBufferPointer<Int16>, at now: Instant) {
-        guard output.count == 960 else {
+        let half = jitter.configuration.frameSamples
+        guard output.count == 2 * half else {
             output.update(repeating: 0)
             return
         }
-        jitter.pull(at: now, into: UnsafeMutableBufferPointer(rebasing: output[0..<480]))
-        jitter.pull(at: now, into: UnsafeMutableBufferPointer(rebasing: output[480..<960]))
+        jitter.pull(at: now, into: UnsafeMutableBufferPointer(rebasing: output[0..<half]))
+        jitter.pull(at: now, into: UnsafeMutableBufferPointer(rebasing: output[half...]))
     }
 
     // MARK: Receiving
@@ -225,7 +230,8 @@ extension MediaEndpoint {
         stats.inboundRtp.concealmentEvents = playout.concealmentEvents
         stats.inboundRtp.insertedSamplesForDeceleration = playout.insertedSamplesForDeceleration
         stats.inboundRtp.removedSamplesForAcceleration = playout.removedSamplesForAcceleration
-        stats.inboundRtp.totalSamplesDuration = Double(playout.totalSamplesReceived) / 48_000
+        stats.inboundRtp.totalSamplesDuration =
+            Double(playout.totalSamplesReceived) / Double(jitter.configuration.sampleRate)
         stats.outboundRtp.update(from: outgoing)
         stats.remoteInboundRtp = remoteInbound
         if let srtp { stats.srtp = srtp.stats }

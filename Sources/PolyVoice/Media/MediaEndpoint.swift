@@ -123,11 +123,13 @@ public final class MediaEndpoint {
                 return try OpusEncoder(cleanSettings)
             }
             var jitterConfiguration = configuration.jitterBuffer
-            jitterConfiguration.sampleRate = 48_000
+            jitterConfiguration.sampleRate = configuration.playoutSampleRate
+            jitterConfiguration.rtpClockRate = Int(OpusRTPPayload.clockRate)
             // 10 ms steps (two per 20 ms pull): the buffer's target adds two steps, so smaller steps cost less delay.
-            jitterConfiguration.frameSamples = 480
+            jitterConfiguration.frameSamples = configuration.playoutSampleRate / 100
             jitter = JitterBuffer(
-                decoder: try OpusDecoder(sampleRate: 48_000, channels: 1), configuration: jitterConfiguration)
+                decoder: try OpusDecoder(sampleRate: configuration.playoutSampleRate, channels: 1),
+                configuration: jitterConfiguration)
         } catch {
             throw .setup("Opus: \(error)")
         }

@@ -15,8 +15,12 @@ public enum MediaRole: Sendable, Equatable {
 /// Settings of one `MediaEndpoint`.
 public struct MediaEndpointConfiguration: Sendable {
     public var role: MediaRole
-    /// What the microphone (client) or agent (bridge) stream is encoded with; the decoder is always 48 kHz mono.
+    /// What the microphone (client) or agent (bridge) stream is encoded with.
     public var codec: CodecSettings
+    /// The rate the far end's audio is decoded and played out at (mono; `pullPlayout` fills 20 ms of it):
+    /// 48 kHz for devices and files. A server whose agent works at a lower Opus rate decodes straight to it,
+    /// which spares the decoder its resampling to 48 kHz.
+    public var playoutSampleRate = 48_000
     /// Our DTLS certificate (`DTLSCertificate.shared()` in production: generating one costs milliseconds).
     public var certificate: DTLSCertificate
     /// STUN servers for server-reflexive candidates (client only; from the provision response's `iceServers`).
@@ -50,7 +54,7 @@ public struct MediaEndpointConfiguration: Sendable {
     /// (no in-band FEC); the main encoder takes over again from the first report of loss. Nil: always the
     /// main encoder.
     public var cleanPathCoding: CleanPathCoding?
-    /// Jitter buffer tunables; the sample rate is forced to 48 kHz and `frameSamples` to 10 ms (480).
+    /// Jitter buffer tunables; the sample rate is forced to `playoutSampleRate` and `frameSamples` to 10 ms.
     public var jitterBuffer = JitterBufferConfiguration()
 
     public init(

@@ -93,7 +93,7 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         let samples = configuration.codec.samplesPerFrame * configuration.codec.channels
         sendFrame = .allocate(capacity: samples)
         sendFrame.initialize(repeating: 0)
-        playFrame = .allocate(capacity: 960)
+        playFrame = .allocate(capacity: endpoint.playoutFrameSamples)
         playFrame.initialize(repeating: 0)
     }
 

@@ -2,11 +2,15 @@
 import PolyCore
 import PolySignaling
 
-/// Audio format of agents: 48 kHz mono Int16, 20 ms frames.
+/// Audio format of agents: mono Int16, 20 ms frames, at 48 kHz unless the agent's media profile asks for
+/// another Opus rate (`AgentMediaProfile.sampleRate`).
 public enum AgentAudio {
     public static let sampleRate = 48_000
     public static let frameSamples = 960
     public static let frameDuration = Duration.milliseconds(20)
+
+    /// Samples in one 20 ms frame at `sampleRate`.
+    public static func frameSamples(atRate sampleRate: Int) -> Int { sampleRate / 50 }
 }
 
 /// Something an agent tells the caller on the events socket.
@@ -30,8 +34,8 @@ public enum AgentEvent: Sendable, Equatable {
 
 /// One call's agent. Driven by one thread (the media clock), every 20 ms, in order; never blocks.
 public protocol BridgeAgent: AnyObject {
-    /// Takes the caller's frame (`AgentAudio.frameSamples` samples; concealment or silence when
-    /// nothing arrived) and writes the agent's frame into `outbound` (same size).
+    /// Takes the caller's 20 ms frame at `mediaProfile.sampleRate` (concealment or silence when nothing
+    /// arrived) and writes the agent's frame into `outbound` (same size).
     func process(inbound: UnsafeBufferPointer<Int16>, outbound: UnsafeMutableBufferPointer<Int16>, at now: Instant)
     /// The next event to send, if any (called after each `process` until nil).
     func pollEvent() -> AgentEvent?

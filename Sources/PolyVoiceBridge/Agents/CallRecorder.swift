@@ -2,8 +2,8 @@
 import Foundation
 import PolyAudio
 
-/// Collects the caller's 48 kHz mono audio and writes it as a WAV when the call ends.
-/// Capacity for `reserveSeconds` is reserved up front so recording rarely allocates per frame.
+/// Collects the caller's mono audio and writes it as a WAV at the agent's rate when the call ends.
+/// Capacity for `reserveSeconds` at 48 kHz is reserved up front so recording rarely allocates per frame.
 public final class CallRecorder {
     public let url: URL
     private var samples: [Int16] = []
@@ -17,12 +17,12 @@ public final class CallRecorder {
 
     public var recordedSamples: Int { samples.count }
 
-    /// Writes the WAV (creating the directory if needed).
-    public func finish() throws {
+    /// Writes the WAV at `sampleRate`, the agent's (creating the directory if needed).
+    public func finish(sampleRate: Int) throws {
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         // Atomic: a reader never sees a half-written file.
-        let wav = WAVFile(sampleRate: AgentAudio.sampleRate, layout: .mono, samples: .int16(samples))
+        let wav = WAVFile(sampleRate: sampleRate, layout: .mono, samples: .int16(samples))
         try Data(wav.encoded()).write(to: url, options: .atomic)
     }
 }

@@ -8,10 +8,10 @@ public final class EchoAgent: BridgeAgent {
     private let recorder: CallRecorder?
     public let mediaProfile: AgentMediaProfile
 
-    /// `delayMilliseconds` is rounded to whole samples at 48 kHz. The media profile defaults to the
-    /// server's (`AgentMediaProfile.server`: cheaper encoder, no playout time-stretch).
+    /// `delayMilliseconds` is rounded to whole samples at the profile's rate. The media profile defaults to
+    /// the server's (`AgentMediaProfile.server`: wideband at 16 kHz, cheaper encoder, no playout time-stretch).
     public init(delayMilliseconds: Int = 0, recorder: CallRecorder? = nil, mediaProfile: AgentMediaProfile = .server) {
-        ring = [Int16](repeating: 0, count: max(0, delayMilliseconds) * AgentAudio.sampleRate / 1000)
+        ring = [Int16](repeating: 0, count: max(0, delayMilliseconds) * mediaProfile.sampleRate / 1000)
         self.recorder = recorder
         self.mediaProfile = mediaProfile
     }
@@ -36,5 +36,5 @@ public final class EchoAgent: BridgeAgent {
 
     public func pollEvent() -> AgentEvent? { nil }
 
-    public func finish(at now: Instant) throws { try recorder?.finish() }
+    public func finish(at now: Instant) throws { try recorder?.finish(sampleRate: mediaProfile.sampleRate) }
 }

@@ -34,5 +34,5 @@ public final class PlayAgent: BridgeAgent {
 
     public func pollEvent() -> AgentEvent? { nil }
 
-    public func finish(at now: Instant) throws { try recorder?.finish() }
+    public func finish(at now: Instant) throws { try recorder?.finish(sampleRate: mediaProfile.sampleRate) }
 }

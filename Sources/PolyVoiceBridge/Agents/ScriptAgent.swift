@@ -84,7 +84,7 @@ public final class ScriptAgent: BridgeAgent {
     public func finish(at now: Instant) throws {
         let time = origin.map { (now - $0).inSeconds } ?? 0
         if turns.last?.end == nil, !turns.isEmpty { closeTurn(at: time, interrupted: playing != nil ? false : nil) }
-        try recorder?.finish()
+        try recorder?.finish(sampleRate: mediaProfile.sampleRate)
         guard let timelineURL else { return }
         try FileManager.default.createDirectory(
             at: timelineURL.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -12,8 +12,10 @@ import Synchronization
 final class AgentAudioDriver: AudioFrameSource, AudioFrameSink, @unchecked Sendable {
     private let agent: any BridgeAgent
     private let emit: @Sendable (AgentEvent) -> Void
-    private var outbound = [Int16](repeating: 0, count: AgentAudio.frameSamples)
-    private var silence = [Int16](repeating: 0, count: AgentAudio.frameSamples)
+    /// One 20 ms frame at the agent's rate.
+    private let frameSamples: Int
+    private var outbound: [Int16]
+    private var silence: [Int16]
     /// Called once per tick with the time (the session keeps its liveness and counters current).
     private let onTick: @Sendable (Instant) -> Void
 
@@ -22,6 +24,9 @@ final class AgentAudioDriver: AudioFrameSource, AudioFrameSink, @unchecked Senda
         onTick: @escaping @Sendable (Instant) -> Void
     ) {
         self.agent = agent
+        frameSamples = AgentAudio.frameSamples(atRate: agent.mediaProfile.sampleRate)
+        outbound = [Int16](repeating: 0, count: frameSamples)
+        silence = outbound
         self.emit = emit
         self.onTick = onTick
     }
@@ -45,7 +50,7 @@ final class AgentAudioDriver: AudioFrameSource, AudioFrameSink, @unchecked Senda
     /// The caller's frame (decoded, concealed or silence): the agent answers into `outbound`.
     func write(_ frame: UnsafeBufferPointer<Int16>) {
         let now = Instant.now()
-        if frame.count == AgentAudio.frameSamples {
+        if frame.count == frameSamples {
             outbound.withUnsafeMutableBufferPointer { agent.process(inbound: frame, outbound: $0, at: now) }
         } else {
             silence.withUnsafeBufferPointer { input in

@@ -31,12 +31,12 @@ public struct BridgeMediaStats: Sendable, Equatable {
     public var packetsLost: UInt64
     /// Interarrival jitter of the caller's stream, in seconds.
     public var jitterSeconds: Double
-    /// Samples the jitter buffer concealed (PLC/FEC).
-    public var concealedSamples: UInt64
+    /// Caller audio the jitter buffer concealed (PLC/FEC), in seconds.
+    public var concealedSeconds: Double
 
     public init(
         isConnected: Bool = false, lastPacketAt: Instant? = nil, packetsReceived: UInt64 = 0, packetsSent: UInt64 = 0,
-        packetsLost: UInt64 = 0, jitterSeconds: Double = 0, concealedSamples: UInt64 = 0
+        packetsLost: UInt64 = 0, jitterSeconds: Double = 0, concealedSeconds: Double = 0
     ) {
         self.isConnected = isConnected
         self.lastPacketAt = lastPacketAt
@@ -44,7 +44,7 @@ public struct BridgeMediaStats: Sendable, Equatable {
         self.packetsSent = packetsSent
         self.packetsLost = packetsLost
         self.jitterSeconds = jitterSeconds
-        self.concealedSamples = concealedSamples
+        self.concealedSeconds = concealedSeconds
     }
 }
 

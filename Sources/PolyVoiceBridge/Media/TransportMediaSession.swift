@@ -40,6 +40,8 @@ public final class TransportMediaSession: BridgeMediaSession {
         } catch {
             throw .unavailable("DTLS certificate: \(error)")
         }
+        configuration.codec.sampleRate = agent.mediaProfile.sampleRate
+        configuration.playoutSampleRate = agent.mediaProfile.sampleRate
         configuration.encoderComplexity = agent.mediaProfile.encoderComplexity
         configuration.encoderMaxBandwidth = agent.mediaProfile.encoderMaxBandwidth
         configuration.cleanPathCoding = agent.mediaProfile.cleanPathCoding
@@ -74,7 +76,7 @@ public final class TransportMediaSession: BridgeMediaSession {
         } catch {
             throw .unavailable("\(error)")
         }
-        startStatsRefresh()
+        startStatsRefresh(sampleRate: configuration.playoutSampleRate)
     }
 
     public func applyOffer(_ sdp: String, mid: String?) async throws(BridgeMediaError) -> String {
@@ -118,7 +120,7 @@ public final class TransportMediaSession: BridgeMediaSession {
     }
 
     /// Copies the transport's RTP counters into the snapshot once a second while the call lasts.
-    private func startStatsRefresh() {
+    private func startStatsRefresh(sampleRate: Int) {
         let transport = self.transport
         let shared = self.shared
         Task {
@@ -129,7 +131,7 @@ public final class TransportMediaSession: BridgeMediaSession {
                     $0.packetsSent = stats.outboundRtp.packetsSent
                     $0.packetsLost = UInt64(max(0, stats.inboundRtp.packetsLost))
                     $0.jitterSeconds = stats.inboundRtp.jitter
-                    $0.concealedSamples = stats.inboundRtp.concealedSamples
+                    $0.concealedSeconds = Double(stats.inboundRtp.concealedSamples) / Double(sampleRate)
                 }
                 try? await Task.sleep(for: .seconds(1))
             }

@@ -14,7 +14,7 @@ struct BridgeMetricsState: Sendable {
         endedMedia.packetsReceived += media.packetsReceived
         endedMedia.packetsSent += media.packetsSent
         endedMedia.packetsLost += media.packetsLost
-        endedMedia.concealedSamples += media.concealedSamples
+        endedMedia.concealedSeconds += media.concealedSeconds
     }
 
     /// The exposition text, given the active calls' current media stats.
@@ -22,14 +22,14 @@ struct BridgeMetricsState: Sendable {
         var received = endedMedia.packetsReceived
         var sent = endedMedia.packetsSent
         var lost = endedMedia.packetsLost
-        var concealed = endedMedia.concealedSamples
+        var concealed = endedMedia.concealedSeconds
         var maxJitter = 0.0
         var sumJitter = 0.0
         for stats in active {
             received += stats.packetsReceived
             sent += stats.packetsSent
             lost += stats.packetsLost
-            concealed += stats.concealedSamples
+            concealed += stats.concealedSeconds
             maxJitter = max(maxJitter, stats.jitterSeconds)
             sumJitter += stats.jitterSeconds
         }
@@ -64,7 +64,7 @@ struct BridgeMetricsState: Sendable {
             ])
         metric(
             "polyvoice_bridge_concealed_seconds_total", "counter", "Caller audio concealed by PLC/FEC.",
-            [("", "\(Double(concealed) / Double(AgentAudio.sampleRate))")])
+            [("", "\(concealed)")])
         return lines.joined(separator: "\n") + "\n"
     }
 }

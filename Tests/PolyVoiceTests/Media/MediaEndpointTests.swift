@@ -43,10 +43,13 @@ extension MediaSuites {
             #expect(Signals.rms(lastSecond) > 2000)
         }
 
-        @Test("speech echoed by the bridge correlates with what was sent; RTCP measures the RTT")
-        func speechRoundTripAndRTT() throws {
+        @Test(
+            "speech echoed by the bridge correlates with what was sent; RTCP measures the RTT (bridge audio at 48 and 16 kHz)",
+            arguments: [48_000, 16_000])
+        func speechRoundTripAndRTT(bridgeRate: Int) throws {
             let speech = try Signals.speech()
-            let call = try MediaCall(signal: [])
+            let call = try MediaCall(signal: [], bridgeRate: bridgeRate)
+            #expect(call.bridge.endpoint.playoutFrameSamples == bridgeRate / 50)
             call.network.setImpairment(
                 LinkImpairment(delay: .milliseconds(25)), between: call.clientHost, and: call.bridgeHost)
             try call.connect()
@@ -66,10 +69,12 @@ extension MediaSuites {
             #expect(call.client.endpoint.encoderLossPercent == 0)
         }
 
-        @Test("5 % loss: FEC recovers packets and the loss reported by RTCP reaches the encoder")
-        func lossDrivesFEC() throws {
+        @Test(
+            "5 % loss: FEC recovers packets and the loss reported by RTCP reaches the encoder (bridge at 48 and 16 kHz)",
+            arguments: [48_000, 16_000])
+        func lossDrivesFEC(bridgeRate: Int) throws {
             let speech = try Signals.speech()
-            let call = try MediaCall(signal: speech + speech + speech)
+            let call = try MediaCall(signal: speech + speech + speech, bridgeRate: bridgeRate)
             try call.connect()
             try call.pull()
             call.run(for: .seconds(2))

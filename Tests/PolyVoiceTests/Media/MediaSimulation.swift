@@ -85,7 +85,8 @@ final class AudioClock: SimulationParticipant {
     var bridgeSends = true
     private var position = 0
     private var next: Instant
-    private var echo = [Int16](repeating: 0, count: 960)
+    /// The bridge's 20 ms, at its playout rate.
+    private var echo: [Int16]
     private var frame = [Int16](repeating: 0, count: 960)
     /// Everything the client played out, from its first tick.
     private(set) var clientPlayout: [Int16] = []
@@ -95,6 +96,7 @@ final class AudioClock: SimulationParticipant {
         self.client = client
         self.bridge = bridge
         self.signal = signal
+        echo = [Int16](repeating: 0, count: bridge.endpoint.playoutFrameSamples)
         next = start
         started = start
     }
@@ -139,7 +141,8 @@ final class MediaCall {
 
     init(
         seed: UInt64 = 7, signal: [Int16] = [], clientCodec: CodecSettings = CodecSettings(),
-        rtcpInterval: Duration = .seconds(1), bridgeCleanPathCoding: CleanPathCoding? = nil
+        rtcpInterval: Duration = .seconds(1), bridgeCleanPathCoding: CleanPathCoding? = nil,
+        bridgeRate: Int = 48_000
     ) throws {
         network = SimulatedNetwork(seed: seed)
         var clientConfiguration = MediaEndpointConfiguration(
@@ -151,6 +154,9 @@ final class MediaCall {
         bridgeConfiguration.deterministicCredentials = true
         bridgeConfiguration.rtcpInterval = rtcpInterval
         bridgeConfiguration.cleanPathCoding = bridgeCleanPathCoding
+        // The bridge's agent audio (decoded to, encoded from) at `bridgeRate`, as the echo agent's server profile.
+        bridgeConfiguration.codec.sampleRate = bridgeRate
+        bridgeConfiguration.playoutSampleRate = bridgeRate
         client = EndpointNode(try MediaEndpoint(configuration: clientConfiguration), addresses: [Self.clientAddress])
         bridge = EndpointNode(try MediaEndpoint(configuration: bridgeConfiguration), addresses: [Self.bridgeAddress])
         clientHost = network.addHost(client, addresses: [Self.clientAddress])

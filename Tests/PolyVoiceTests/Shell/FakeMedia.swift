@@ -111,7 +111,7 @@ final class FakeBridgeMedia: BridgeMediaSession {
     var stats: BridgeMediaStats {
         BridgeMediaStats(
             isConnected: connected.load(ordering: .relaxed), lastPacketAt: Instant.now(), packetsReceived: 1,
-            packetsSent: 1, packetsLost: 0, jitterSeconds: 0, concealedSamples: 0)
+            packetsSent: 1, packetsLost: 0, jitterSeconds: 0, concealedSeconds: 0)
     }
 
     func close() { log.add("bridge close") }
