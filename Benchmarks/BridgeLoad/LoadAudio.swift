@@ -100,6 +100,7 @@ final class CountingSink: AudioFrameSink {
 
     var counts: (frames: Int, audible: Int) { (frames.load(ordering: .relaxed), audible.load(ordering: .relaxed)) }
     var samples: [Int16] { kept?.withLock { $0 } ?? [] }
+    var keeps: Bool { kept != nil }
 
     func write(_ frame: UnsafeBufferPointer<Int16>) {
         var peak: Int32 = 0

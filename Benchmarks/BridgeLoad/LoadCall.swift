@@ -52,6 +52,8 @@ final class LoadCall: Sendable {
         var configuration = MediaEndpointConfiguration(
             role: .client, codec: codec, certificate: try DTLSCertificate.shared())
         configuration.cname = "load-\(index)"
+        // Files out at the client's rate too (the bridge's audio is wideband): decoding skips resampling to 48 kHz.
+        configuration.playoutSampleRate = codec.sampleRate
         configuration.encoderComplexity = encoderComplexity
         if !timeStretch { configuration.jitterBuffer.maximumStretchRatio = 0 }
         let transport = try MediaTransport(

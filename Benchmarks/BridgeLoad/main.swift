@@ -7,8 +7,8 @@
 // calls on `--client-loops` event loops (default 1). Files in: the input (a 440 Hz tone or a WAV) is Opus
 // encoded once at `--client-rate` (default 16 kHz), FEC off, and every call replays those payloads
 // (`--client-encode live` runs one encoder per call instead, at `--client-complexity`, default 5). Files
-// out: each call's playout (jitter buffer without time-stretch unless `--client-time-stretch on`) goes to a
-// sink that counts frames and audible ones; `--output` keeps call 0's.
+// out: each call's playout, at `--client-rate` too (jitter buffer without time-stretch unless
+// `--client-time-stretch on`), goes to a sink that counts frames and audible ones; `--output` keeps call 0's.
 // The bridge runs as shipped: its event loops (one per core, POLYVOICE_EVENT_LOOPS overrides) and the echo
 // agent's server media profile (16 kHz audio; no playout time-stretch; CELT at complexity 0, wideband, while the caller
 // reports no loss, as on this loopback; SILK with FEC at complexity 1 on a lossy path).
@@ -116,7 +116,7 @@ print(
 print(
     "client: \(clientLoopCount) event loop(s), Opus \(clientRate) Hz mono 20 ms 32 kbps VBR, FEC off, complexity "
         + "\(clientComplexity), \(encodeLive ? "encoded live per call" : "input encoded once and replayed"), "
-        + "playout time-stretch \(clientTimeStretch ? "on" : "off"), input "
+        + "playout at \(clientRate) Hz, time-stretch \(clientTimeStretch ? "on" : "off"), input "
         + "\(options["input"] ?? "440 Hz tone"); hold \(hold) s per step after \(settle) s settling")
 
 print(
@@ -195,8 +195,9 @@ print(
     "bridge CPU per call-second at the largest zero-loss step: "
         + "\(summary.cpuMsPerCallSecond.map { fmt($0, 3) + " ms" } ?? "n/a")")
 
-if let output = options["output"], let first = calls.first {
-    try WAVFile(sampleRate: 48000, layout: .mono, samples: .int16(first.sink.samples))
+// Calls finish setting up in any order: the one that kept its audio is call 0, wherever it is.
+if let output = options["output"], let first = calls.first(where: { $0.sink.keeps }) {
+    try WAVFile(sampleRate: codec.sampleRate, layout: .mono, samples: .int16(first.sink.samples))
         .write(to: URL(fileURLWithPath: output))
     print("call 0's received audio: \(output)")
 }
