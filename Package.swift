@@ -47,7 +47,7 @@ let package = Package(
 
         // MARK: Tests mirror the targets.
         .testTarget(name: "PolyCoreTests", dependencies: ["PolyCore"]),
-        .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio", "PolyCore"]),
+        .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio", "PolyCore", "COpus"]),
         .testTarget(name: "PolyMediaTests", dependencies: ["PolyMedia", "PolyVoiceTesting"]),
         .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling", "PolyVoiceTesting"]),
