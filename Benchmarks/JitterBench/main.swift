@@ -9,6 +9,8 @@
 //   accelerate  the sender's clock runs 20% fast, so the buffer is above target and compresses (accelerate)
 //   expand      the sender's clock runs 20% slow, so the buffer stretches (preemptive expand) and conceals (expand)
 //   no-tsm      the accelerate workload with time-scale modification off (maximumStretchRatio = 0)
+//   jitter      packets every 20 ms delayed by a seeded uniform 0–100 ms each (reordered): the delay estimator's
+//               histograms spread over 50 bins, as under a loaded network or machine
 // Times are per-thread CPU time (the machine is shared), the minimum over rounds. A hash of every played sample and
 // operation (from one extra, untimed run) shows whether an optimisation changed what the buffer plays.
 import CSRTPBench
@@ -164,18 +166,19 @@ func play<Decoder: PlayoutDecoder>(
 /// Playout through a JitterBuffer with packets sent every `sendIntervalMs` of the receiver's clock, with Opus and
 /// with the replay decoder (the buffer alone), and the Opus baseline, in alternating rounds so all see the same
 /// machine load.
-func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfiguration) throws -> (
+func measurePlayout(sendIntervalMs: Double, jitterMs: Double, configuration: JitterBufferConfiguration) throws -> (
     playout: Measurement, bufferOnly: Measurement, decode: Measurement
 ) {
     var playout = Measurement()
     var bufferOnly = Measurement()
     var decode = Measurement()
+    var random = SeededRandom(seed: 20_261_130)
     let packets = (0..<(framesPerRound + 50)).map { k in
         JitterPacket(
             sequence: UInt16(truncatingIfNeeded: k), timestamp: UInt32(truncatingIfNeeded: k * 960), ssrc: 0xbe4c,
             marker: k == 0, payload: payloads[k % packetCount],
-            arrival: Instant(nanoseconds: Int64((Double(k) * sendIntervalMs + 40) * 1e6)))
-    }
+            arrival: Instant(nanoseconds: Int64((Double(k) * sendIntervalMs + 40 + random.unit() * jitterMs) * 1e6)))
+    }.sorted { $0.arrival < $1.arrival }
     for round in 0...rounds {
         let hashing = round == 0  // the untimed run
         if !hashing { try measureDecode(into: &decode) }
@@ -190,9 +193,10 @@ func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfigura
 precondition(csb_allocation_count() > 0, "allocation counter inactive")
 var noStretch = JitterBufferConfiguration()
 noStretch.maximumStretchRatio = 0
-let workloads: [(String, Double, JitterBufferConfiguration)] = [
-    ("steady", 20, JitterBufferConfiguration()), ("accelerate", 20 / 1.2, JitterBufferConfiguration()),
-    ("expand", 20 * 1.2, JitterBufferConfiguration()), ("no-tsm", 20 / 1.2, noStretch),
+let workloads: [(String, Double, Double, JitterBufferConfiguration)] = [
+    ("steady", 20, 0, JitterBufferConfiguration()), ("accelerate", 20 / 1.2, 0, JitterBufferConfiguration()),
+    ("expand", 20 * 1.2, 0, JitterBufferConfiguration()), ("no-tsm", 20 / 1.2, 0, noStretch),
+    ("jitter", 20, 100, JitterBufferConfiguration()),
 ]
 print("JitterBench: ns of thread CPU per 20 ms playout frame (48 kHz mono Opus 32 kbps), min of \(rounds) rounds")
 print("  buffer only: the same playout with a decoder that copies the original audio (the buffer's own cost)")
@@ -200,8 +204,9 @@ print(
     "  workload     ns/frame  decode ns  x decode  buffer only  allocs/frame  accel  pre-exp  expand  normal"
         + "  output hash")
 var json: [String] = ["\"bench\": \"JitterBench\""]
-for (name, interval, configuration) in workloads {
-    let (m, bufferOnly, decode) = try measurePlayout(sendIntervalMs: interval, configuration: configuration)
+for (name, interval, jitter, configuration) in workloads {
+    let (m, bufferOnly, decode) = try measurePlayout(
+        sendIntervalMs: interval, jitterMs: jitter, configuration: configuration)
     let ratio = m.nanosecondsPerFrame / decode.nanosecondsPerFrame
     let allocations = max(m.allocationsPerFrame, bufferOnly.allocationsPerFrame)
     let ops = m.operations
