@@ -88,7 +88,7 @@ let package = Package(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),
         .executableTarget(
-            name: "JitterBench", dependencies: ["PolyMedia", "PolyAudio", "PolyCore", "CSRTPBench"],
+            name: "JitterBench", dependencies: ["PolyMedia", "PolyAudio", "PolyCore", "CSRTPBench", "COpus"],
             path: "Benchmarks/JitterBench"),
         .executableTarget(
             name: "ConnectBench", dependencies: ["PolyVoice", "InteropSupport"], path: "Benchmarks/ConnectBench"),
