@@ -11,10 +11,12 @@
 
 /// Exponentially forgetting histogram (true bin mass = stored value × `scale`).
 struct DecayingHistogram {
-    private var bins: [Double]
-    /// `sums[i]` = bins[0] + … + bins[i] (added in that order), valid for `i < validSums`.
-    private var sums: [Double]
+    /// Bin i's stored value at `2i`, its running sum at `2i + 1`: re-adding reads a bin and writes its sum in the same
+    /// cache line (two arrays 4 KiB apart would also make each load wait on the previous store, 4K aliasing).
+    private var cells: [Double]
+    /// `cells[2i + 1]` = bin 0 + … + bin i (added in that order), valid for `i < validSums`.
     private var validSums = 0
+    private let binCount: Int
     private var scale = 1.0
     /// Total true mass (1 − the product of the forget factors applied since the start).
     private(set) var weight = 0.0
@@ -22,15 +24,15 @@ struct DecayingHistogram {
     private static let rescaleBelow = 1e-100
 
     init(binCount: Int) {
-        bins = [Double](repeating: 0, count: binCount)
-        sums = [Double](repeating: 0, count: binCount)  // its own storage: shared, the first write would copy
+        self.binCount = binCount
+        cells = [Double](repeating: 0, count: 2 * binCount)
     }
 
     /// Forgets by `forget` (multiplies all mass by it), then adds mass `1 − forget` to `bin`.
     mutating func add(_ bin: Int, forget: Double) {
         scale *= forget
         if scale < Self.rescaleBelow { renormalise() }
-        bins[bin] += (1 - forget) / scale
+        cells[2 * bin] += (1 - forget) / scale
         validSums = min(validSums, bin)
         weight = weight * forget + (1 - forget)
     }
@@ -40,26 +42,24 @@ struct DecayingHistogram {
     mutating func quantileBin(_ q: Double) -> Int {
         guard weight > 0 else { return -1 }
         let threshold = q * weight / scale
-        let valid = validSums
-        let (bin, nowValid) = bins.withUnsafeBufferPointer { bins in
-            sums.withUnsafeMutableBufferPointer { sums -> (Int, Int) in
-                if valid > 0, sums[valid - 1] >= threshold {
-                    // The sums never decrease (the bins are not negative): the first one reaching the threshold.
-                    var (low, high) = (0, valid - 1)
-                    while low < high {
-                        let middle = (low + high) / 2
-                        if sums[middle] >= threshold { high = middle } else { low = middle + 1 }
-                    }
-                    return (low, valid)
+        let (valid, binCount) = (validSums, binCount)
+        let (bin, nowValid) = cells.withUnsafeMutableBufferPointer { cells -> (Int, Int) in
+            if valid > 0, cells[2 * valid - 1] >= threshold {
+                // The sums never decrease (the bins are not negative): the first one reaching the threshold.
+                var (low, high) = (0, valid - 1)
+                while low < high {
+                    let middle = (low + high) / 2
+                    if cells[2 * middle + 1] >= threshold { high = middle } else { low = middle + 1 }
                 }
-                var sum = valid > 0 ? sums[valid - 1] : 0.0
-                for i in valid..<bins.count {
-                    sum += bins[i]
-                    sums[i] = sum
-                    if sum >= threshold { return (i, i + 1) }
-                }
-                return (bins.count - 1, bins.count)
+                return (low, valid)
             }
+            var sum = valid > 0 ? cells[2 * valid - 1] : 0.0
+            for i in valid..<binCount {
+                sum += cells[2 * i]
+                cells[2 * i + 1] = sum
+                if sum >= threshold { return (i, i + 1) }
+            }
+            return (binCount - 1, binCount)
         }
         validSums = nowValid
         return bin
@@ -67,8 +67,8 @@ struct DecayingHistogram {
 
     private mutating func renormalise() {
         let factor = scale
-        bins.withUnsafeMutableBufferPointer { bins in
-            for i in bins.indices { bins[i] *= factor }
+        cells.withUnsafeMutableBufferPointer { cells in
+            for i in stride(from: 0, to: cells.count, by: 2) { cells[i] *= factor }
         }
         scale = 1
         validSums = 0
