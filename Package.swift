@@ -47,7 +47,7 @@ let package = Package(
 
         // MARK: Tests mirror the targets.
         .testTarget(name: "PolyCoreTests", dependencies: ["PolyCore"]),
-        .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio", "PolyCore"]),
+        .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio", "PolyCore", "COpus"]),
         .testTarget(name: "PolyMediaTests", dependencies: ["PolyMedia", "PolyVoiceTesting"]),
         .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling", "PolyVoiceTesting"]),
@@ -90,7 +90,7 @@ let package = Package(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),
         .executableTarget(
-            name: "JitterBench", dependencies: ["PolyMedia", "PolyAudio", "PolyCore", "CSRTPBench"],
+            name: "JitterBench", dependencies: ["PolyMedia", "PolyAudio", "PolyCore", "CSRTPBench", "COpus"],
             path: "Benchmarks/JitterBench"),
         .executableTarget(
             name: "ConnectBench", dependencies: ["PolyVoice", "InteropSupport"], path: "Benchmarks/ConnectBench"),

@@ -9,8 +9,13 @@
 //   accelerate  the sender's clock runs 20% fast, so the buffer is above target and compresses (accelerate)
 //   expand      the sender's clock runs 20% slow, so the buffer stretches (preemptive expand) and conceals (expand)
 //   no-tsm      the accelerate workload with time-scale modification off (maximumStretchRatio = 0)
+//   jitter      packets every 20 ms delayed by a seeded uniform 0–100 ms each (reordered): the delay estimator's
+//               histograms spread over 50 bins, as under a loaded network or machine
+// Then Opus decode alone with 1 and 160 decoders taken in turn (a loaded bridge's or load generator's calls, each
+// decoder cold in cache by its next turn): PolyAudio's OpusDecoder against libopus's Int16 opus_decode called directly.
 // Times are per-thread CPU time (the machine is shared), the minimum over rounds. A hash of every played sample and
 // operation (from one extra, untimed run) shows whether an optimisation changed what the buffer plays.
+import COpus
 import CSRTPBench
 import Foundation
 import PolyAudio
@@ -164,18 +169,19 @@ func play<Decoder: PlayoutDecoder>(
 /// Playout through a JitterBuffer with packets sent every `sendIntervalMs` of the receiver's clock, with Opus and
 /// with the replay decoder (the buffer alone), and the Opus baseline, in alternating rounds so all see the same
 /// machine load.
-func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfiguration) throws -> (
+func measurePlayout(sendIntervalMs: Double, jitterMs: Double, configuration: JitterBufferConfiguration) throws -> (
     playout: Measurement, bufferOnly: Measurement, decode: Measurement
 ) {
     var playout = Measurement()
     var bufferOnly = Measurement()
     var decode = Measurement()
+    var random = SeededRandom(seed: 20_261_130)
     let packets = (0..<(framesPerRound + 50)).map { k in
         JitterPacket(
             sequence: UInt16(truncatingIfNeeded: k), timestamp: UInt32(truncatingIfNeeded: k * 960), ssrc: 0xbe4c,
             marker: k == 0, payload: payloads[k % packetCount],
-            arrival: Instant(nanoseconds: Int64((Double(k) * sendIntervalMs + 40) * 1e6)))
-    }
+            arrival: Instant(nanoseconds: Int64((Double(k) * sendIntervalMs + 40 + random.unit() * jitterMs) * 1e6)))
+    }.sorted { $0.arrival < $1.arrival }
     for round in 0...rounds {
         let hashing = round == 0  // the untimed run
         if !hashing { try measureDecode(into: &decode) }
@@ -187,12 +193,46 @@ func measurePlayout(sendIntervalMs: Double, configuration: JitterBufferConfigura
     return (playout, bufferOnly, decode)
 }
 
+/// Opus decode alone with `calls` decoders decoded in turn, as a server's or load generator's calls are (each
+/// decoder's state and buffers cold in cache again by its next turn): PolyAudio's OpusDecoder against libopus's
+/// Int16 `opus_decode` called directly, alternating rounds. Returns ns per decoded 20 ms frame for each.
+func measureManyDecoders(calls: Int, frames: Int) throws -> (swift: Double, libopus: Double) {
+    var best = (swift: Double.infinity, libopus: Double.infinity)
+    var pcm = [Int16](repeating: 0, count: 960)
+    for round in 0..<(2 * rounds) {
+        let useSwift = round % 2 == 0
+        let decoders = try (0..<calls).map { _ in try OpusDecoder(sampleRate: 48000, channels: 1) }
+        var error: Int32 = 0
+        let states = (0..<calls).map { _ in opus_decoder_create(48000, 1, &error)! }
+        defer { states.forEach { opus_decoder_destroy($0) } }
+        let start = threadCPUNanoseconds()
+        try pcm.withUnsafeMutableBufferPointer { output in
+            for frame in 0..<frames {
+                for call in 0..<calls {
+                    try payloads[(frame + call * 7) % packetCount].withUnsafeBufferPointer { packet in
+                        if useSwift {
+                            _ = try decoders[call].decode(packet, into: output)
+                        } else {
+                            _ = opus_decode(
+                                states[call], packet.baseAddress, Int32(packet.count), output.baseAddress!, 960, 0)
+                        }
+                    }
+                }
+            }
+        }
+        let perFrame = Double(threadCPUNanoseconds() - start) / Double(frames * calls)
+        if useSwift { best.swift = min(best.swift, perFrame) } else { best.libopus = min(best.libopus, perFrame) }
+    }
+    return best
+}
+
 precondition(csb_allocation_count() > 0, "allocation counter inactive")
 var noStretch = JitterBufferConfiguration()
 noStretch.maximumStretchRatio = 0
-let workloads: [(String, Double, JitterBufferConfiguration)] = [
-    ("steady", 20, JitterBufferConfiguration()), ("accelerate", 20 / 1.2, JitterBufferConfiguration()),
-    ("expand", 20 * 1.2, JitterBufferConfiguration()), ("no-tsm", 20 / 1.2, noStretch),
+let workloads: [(String, Double, Double, JitterBufferConfiguration)] = [
+    ("steady", 20, 0, JitterBufferConfiguration()), ("accelerate", 20 / 1.2, 0, JitterBufferConfiguration()),
+    ("expand", 20 * 1.2, 0, JitterBufferConfiguration()), ("no-tsm", 20 / 1.2, 0, noStretch),
+    ("jitter", 20, 100, JitterBufferConfiguration()),
 ]
 print("JitterBench: ns of thread CPU per 20 ms playout frame (48 kHz mono Opus 32 kbps), min of \(rounds) rounds")
 print("  buffer only: the same playout with a decoder that copies the original audio (the buffer's own cost)")
@@ -200,8 +240,9 @@ print(
     "  workload     ns/frame  decode ns  x decode  buffer only  allocs/frame  accel  pre-exp  expand  normal"
         + "  output hash")
 var json: [String] = ["\"bench\": \"JitterBench\""]
-for (name, interval, configuration) in workloads {
-    let (m, bufferOnly, decode) = try measurePlayout(sendIntervalMs: interval, configuration: configuration)
+for (name, interval, jitter, configuration) in workloads {
+    let (m, bufferOnly, decode) = try measurePlayout(
+        sendIntervalMs: interval, jitterMs: jitter, configuration: configuration)
     let ratio = m.nanosecondsPerFrame / decode.nanosecondsPerFrame
     let allocations = max(m.allocationsPerFrame, bufferOnly.allocationsPerFrame)
     let ops = m.operations
@@ -220,5 +261,15 @@ for (name, interval, configuration) in workloads {
             + "\"allocs_per_frame\": \(String(format: "%.3f", allocations)), "
             + "\"accelerate\": \(ops[.accelerate] ?? 0), \"preemptive_expand\": \(ops[.preemptiveExpand] ?? 0), "
             + "\"expand\": \(ops[.expand] ?? 0)}")
+}
+for calls in [1, 160] {
+    let (swift, libopus) = try measureManyDecoders(calls: calls, frames: calls == 1 ? 1500 : 20)
+    print(
+        String(
+            format:
+                "  Opus decode, %3d decoders in turn: OpusDecoder %6.0f ns/frame, libopus opus_decode %6.0f (ratio %.3f)",
+            calls, swift, libopus, swift / libopus))
+    json.append(
+        "\"decode_\(calls)_decoders\": {\"opus_decoder_ns\": \(Int(swift)), \"opus_decode_ns\": \(Int(libopus))}")
 }
 print("RESULT_JSON {" + json.joined(separator: ", ") + "}")

@@ -34,6 +34,27 @@ import Testing
         #expect(store.last?.arrival == .milliseconds(4800))
     }
 
+    @Test func lastTimestampFollowsTheNewestPacket() {
+        var store = PacketStore(capacity: 16, slotBytes: 128)
+        var random = SeededRandom(seed: 3)
+        var id = 0
+        for _ in 0..<2000 {
+            if random.unit() < 0.55 || store.count == 0 {
+                let timestamp = Int64(random.next() % 40) * 960  // in order, reordered and duplicate timestamps
+                if store.count < 15, !(0..<store.count).contains(where: { store[$0].timestamp == timestamp }) {
+                    insert(id, timestamp: timestamp, into: &store)
+                    id += 1
+                }
+            } else if random.unit() < 0.97 {
+                store.removeFirst()
+            } else {
+                store.removeAll()
+            }
+            #expect(store.lastTimestamp == store.last?.timestamp)
+        }
+        #expect(id > 500)
+    }
+
     @Test func insertionIndexPointsAtAnEqualTimestamp() {
         var store = PacketStore(capacity: 8, slotBytes: 128)
         for k in 0..<4 { insert(k, timestamp: Int64(k * 960), into: &store) }

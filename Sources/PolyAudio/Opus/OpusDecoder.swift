@@ -1,4 +1,9 @@
 // Opus decoder: normal decode, loss concealment (PLC) and recovery from in-band FEC.
+//
+// Decodes through libopus's float API and converts to Int16 itself, with exactly the result of libopus's Int16
+// `opus_decode`: that function is float decode + `opus_pcm_soft_clip` (normal decode only; PLC and FEC skip it) +
+// rounding. The soft clip scans every frame although it changes nothing unless its memory is set or a sample
+// exceeds ±1, so we keep the clip memory here and call it only then; the scan folds into the conversion pass.
 import COpus
 
 /// Decodes Opus packets into interleaved Int16 PCM.
@@ -12,6 +17,10 @@ public final class OpusDecoder: @unchecked Sendable {
     public let maxFrameSamples: Int
 
     private let state: OpaquePointer
+    /// Float output of libopus, `maxFrameSamples × channels`.
+    private let floatPCM: UnsafeMutablePointer<Float>
+    /// `opus_pcm_soft_clip`'s memory per channel (libopus keeps it in the decoder for its Int16 decode).
+    private let softClipMemory: UnsafeMutablePointer<Float>
 
     /// Creates a decoder; throws for a sample rate other than 8/12/16/24/48 kHz or channels ∉ {1, 2}.
     public init(sampleRate: Int = 48000, channels: Int = 1) throws(OpusError) {
@@ -27,9 +36,17 @@ public final class OpusDecoder: @unchecked Sendable {
         self.sampleRate = sampleRate
         self.channels = channels
         self.maxFrameSamples = sampleRate * 120 / 1000
+        floatPCM = .allocate(capacity: maxFrameSamples * channels)
+        floatPCM.initialize(repeating: 0, count: maxFrameSamples * channels)
+        softClipMemory = .allocate(capacity: 2)
+        softClipMemory.initialize(repeating: 0, count: 2)
     }
 
-    deinit { opus_decoder_destroy(state) }
+    deinit {
+        opus_decoder_destroy(state)
+        floatPCM.deallocate()
+        softClipMemory.deallocate()
+    }
 
     /// Decodes `packet` into `pcm` (room for up to `pcm.count / channels` samples per channel).
     ///
@@ -66,12 +83,31 @@ public final class OpusDecoder: @unchecked Sendable {
         _ data: UnsafePointer<UInt8>?, _ length: Int32, _ pcm: UnsafeMutableBufferPointer<Int16>, fec: Bool,
         _ what: StaticString
     ) throws(OpusError) -> Int {
-        let frameSize = pcm.count / channels
+        var frameSize = pcm.count / channels
         guard let out = pcm.baseAddress, frameSize > 0 else {
             throw .badArgument("\(what): empty output buffer")
         }
-        let result = opus_decode(state, data, length, out, Int32(clamping: frameSize), fec ? 1 : 0)
-        return try checkOpus(result, "\(what)")
+        let normal = data != nil && !fec
+        if normal, let data {
+            // As opus_decode: decode no more than the packet holds (at most 120 ms, so it fits `floatPCM`).
+            let packetSamples = opus_packet_get_nb_samples(data, length, Int32(sampleRate))
+            guard packetSamples > 0 else { throw OpusError(code: OPUS_INVALID_PACKET, context: "\(what)") }
+            frameSize = min(frameSize, Int(packetSamples))
+        } else if frameSize > maxFrameSamples {
+            // Longer than `floatPCM` holds: libopus's own Int16 path is the same here (PLC and FEC leave the
+            // soft-clip memory alone).
+            let result = opus_decode(state, data, length, out, Int32(clamping: frameSize), fec ? 1 : 0)
+            return try checkOpus(result, "\(what)")
+        }
+        let result = opus_decode_float(state, data, length, floatPCM, Int32(frameSize), fec ? 1 : 0)
+        let decoded = try checkOpus(result, "\(what)")
+        let count = decoded * channels
+        let withinRange = OpusSampleConversion.convert(floatPCM, into: out, count: count)
+        if normal, !withinRange || softClipMemory[0] != 0 || softClipMemory[1] != 0 {
+            opus_pcm_soft_clip(floatPCM, Int32(decoded), Int32(channels), softClipMemory)
+            _ = OpusSampleConversion.convert(floatPCM, into: out, count: count)
+        }
+        return decoded
     }
 
     /// Decodes a packet into a new array (convenience; allocates).
@@ -116,5 +152,8 @@ public final class OpusDecoder: @unchecked Sendable {
     }
 
     /// Forgets all history (as after creation).
-    public func reset() { _ = pv_opus_decoder_reset(state) }
+    public func reset() {
+        _ = pv_opus_decoder_reset(state)
+        softClipMemory.update(repeating: 0, count: 2)
+    }
 }

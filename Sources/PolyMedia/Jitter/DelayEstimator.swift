@@ -7,7 +7,8 @@
 // the steady state, fewer than three per second) enter both histograms at the steady-state value: raising the
 // target for rare spikes costs delay and stretching all the time to save a little concealment now and then.
 // Forgetting multiplies a whole histogram by a factor per packet; it is applied lazily (see `DecayingHistogram`),
-// so a packet costs one bin update and two short quantile scans instead of a pass over 1000 bins.
+// so a packet costs one bin update and two quantile look-ups (which re-add only the running sums the update changed)
+// instead of a pass over 1000 bins.
 
 /// Estimates how much delay the buffer needs to play nearly all packets in time.
 struct DelayEstimator {

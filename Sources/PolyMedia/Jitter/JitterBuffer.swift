@@ -432,7 +432,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     private var levelSamples: Int {
         guard mode == .playing else { return queue.count }
-        let newestEnd = (store.last?.timestamp ?? playPosition - Int64(packetSamples)) + Int64(packetSamples)
+        let newestEnd = (store.lastTimestamp ?? playPosition - Int64(packetSamples)) + Int64(packetSamples)
         return queue.count + Int(max(0, newestEnd - playPosition))
     }
 

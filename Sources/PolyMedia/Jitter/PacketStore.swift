@@ -22,6 +22,9 @@ struct PacketStore {
     private var slotBytes: Int
     private var freeSlots: [Int] = []
     private let capacity: Int
+    /// `last?.timestamp`, kept in the store itself: the playout level is read on every pull, and this spares that
+    /// read a visit to the packet array's heap memory (a cache miss per call when many calls are played in turn).
+    private(set) var lastTimestamp: Int64?
 
     /// Reserves room for `capacity` packets with payloads of up to `slotBytes` bytes (slots are made as needed).
     init(capacity: Int, slotBytes: Int) {
@@ -41,7 +44,7 @@ struct PacketStore {
     /// Where a packet with `timestamp` belongs: before the first packet with an equal or later timestamp.
     func insertionIndex(_ timestamp: Int64) -> Int {
         // Packets nearly always arrive in order: the newest goes at the end.
-        guard let last = packets.last, last.timestamp >= timestamp else { return packets.count }
+        guard let last = lastTimestamp, last >= timestamp else { return packets.count }
         var low = 0
         var high = packets.count
         while low < high {
@@ -66,6 +69,7 @@ struct PacketStore {
         packets.insert(
             StoredPacket(timestamp: timestamp, arrival: arrival, marker: marker, length: payload.count, slot: slot),
             at: index)
+        if index == packets.count - 1 { lastTimestamp = timestamp }
     }
 
     /// Calls `body` with the payload of `packet` (which must still be in the store).
@@ -81,11 +85,13 @@ struct PacketStore {
 
     mutating func removeFirst() {
         freeSlots.append(packets.removeFirst().slot)
+        if packets.isEmpty { lastTimestamp = nil }
     }
 
     mutating func removeAll() {
         for packet in packets { freeSlots.append(packet.slot) }
         packets.removeAll(keepingCapacity: true)
+        lastTimestamp = nil
     }
 
     /// A new slot at the end of the arena (more packets buffered than ever before).
