@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(
             name: "CPortAudio", pkgConfig: "portaudio-2.0", providers: [.apt(["portaudio19-dev", "libasound2-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "CNSS", pkgConfig: "nss", providers: [.apt(["libnss3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
@@ -36,7 +37,7 @@ let package = Package(
             cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
         .target(name: "PolyCore"),
         .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio", "CAudioProcessing"]),
-        .target(name: "PolyMedia", dependencies: ["PolyAudio", "CSRTP"]),
+        .target(name: "PolyMedia", dependencies: ["PolyAudio", "CSRTP", "CNSS"]),
         .target(name: "PolyNet", dependencies: ["PolyMedia", "COpenSSL", "CLinux"]),
         .target(name: "PolySignaling", dependencies: ["PolyCore", "CWebSockets"]),
         .target(name: "PolyVoice", dependencies: ["PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),

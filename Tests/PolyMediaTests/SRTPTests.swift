@@ -1,3 +1,4 @@
+import CNSS
 import Testing
 
 @testable import PolyMedia
@@ -170,5 +171,16 @@ import Testing
         var short: [UInt8] = [0x80, 0x0f, 0x12]
         #expect(throws: SRTPError.self) { try session.unprotectRTP(&short) }
         #expect(session.stats.otherFailures == 2)
+    }
+
+    /// The process's own NSS context (see `SRTPSession`) outlives every session: without it libsrtp2's
+    /// last context shuts NSS down when the last session is freed.
+    @Test func nssStaysInitialisedAfterTheLastSessionIsFreed() throws {
+        let keys = try SRTPKeyingMaterial(
+            profile: .aeadAes128Gcm, localMasterKey: Array(repeating: 5, count: 16),
+            localMasterSalt: Array(repeating: 6, count: 12), remoteMasterKey: Array(repeating: 7, count: 16),
+            remoteMasterSalt: Array(repeating: 8, count: 12))
+        do { _ = try SRTPSession(keyingMaterial: keys) }
+        #expect(NSS_IsInitialized() != 0)
     }
 }

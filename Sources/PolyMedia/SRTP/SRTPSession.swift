@@ -1,8 +1,18 @@
 // SRTP/SRTCP protection of one media session over libsrtp2, in place in the caller's buffers.
+import CNSS
 import CSRTP
 
 /// libsrtp is initialised once per process; a Swift global is initialised exactly once, thread-safely.
-private let srtpLibraryStatus: Int32 = Int32(srtp_init().rawValue)
+///
+/// NSS first: Debian's libsrtp2 does its crypto through NSS and would initialise it for small hash tables,
+/// and with hundreds of sessions (a bridge's calls) every packet then walks long chains of the softoken's
+/// sessions and keys: 7–9 % of the bridge's and the load generator's CPU at 150 echo calls. Our context is
+/// never shut down, so NSS also stays loaded between calls instead of unloading with the last session.
+private let srtpLibraryStatus: Int32 = {
+    // Without it libsrtp2 initialises NSS its own way: only slower.
+    _ = pv_nss_init_for_many_sessions()
+    return Int32(srtp_init().rawValue)
+}()
 
 /// Outbound and inbound SRTP contexts built from DTLS-SRTP keying material.
 ///
