@@ -23,7 +23,8 @@ struct RunSummary: Encodable {
     /// The largest N whose step had zero server-caused loss (and the same with the generator keeping up).
     var maxCallsZeroLoss: Int
     var maxCallsZeroLossGeneratorOk: Int
-    /// The bridge's CPU per call-second at the largest zero-loss step (else the last step).
+    /// The bridge's CPU per call-second at the largest zero-loss step where the generator kept up (else the
+    /// largest zero-loss step, else the last step).
     var cpuMsPerCallSecond: Double?
     var nproc: Int
     var targetCalls = 200
@@ -47,7 +48,7 @@ struct RunSummary: Encodable {
         maxCallsZeroLoss = clean.map(\.calls).max() ?? 0
         maxCallsZeroLossGeneratorOk = clean.filter { !$0.clientBehind }.map(\.calls).max() ?? 0
         self.nproc = nproc
-        let best = maxCallsZeroLoss
+        let best = maxCallsZeroLossGeneratorOk > 0 ? maxCallsZeroLossGeneratorOk : maxCallsZeroLoss
         let reference = steps.last { $0.calls == best } ?? steps.last
         cpuMsPerCallSecond = reference?.bridgeCpuMsPerCallSecond
     }

@@ -192,7 +192,7 @@ print("bridge log: \(logFile)")
 let summary = RunSummary(
     steps: results, nproc: ProcessInfo.processInfo.activeProcessorCount, costModel: costModel)
 print(
-    "bridge CPU per call-second at the largest zero-loss step: "
+    "bridge CPU per call-second at the largest zero-loss step (with the generator keeping up if any): "
         + "\(summary.cpuMsPerCallSecond.map { fmt($0, 3) + " ms" } ?? "n/a")")
 
 // Calls finish setting up in any order: the one that kept its audio is call 0, wherever it is.
