@@ -6,7 +6,7 @@ import PolySignaling
 /// another Opus rate (`AgentMediaProfile.sampleRate`).
 public enum AgentAudio {
     public static let sampleRate = 48_000
-    public static let frameSamples = 960
+    public static let frameSamples = frameSamples(atRate: sampleRate)
     public static let frameDuration = Duration.milliseconds(20)
 
     /// Samples in one 20 ms frame at `sampleRate`.
