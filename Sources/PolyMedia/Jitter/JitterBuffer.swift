@@ -466,7 +466,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private func unwrap(_ timestamp: UInt32) -> Int64 {
         guard let highest = highestTimestamp else { return (Int64(timestamp) + (1 << 32)) / ticksPerSample }
         let delta = Int64(Int32(bitPattern: timestamp &- highestRTPTimestamp))
-        return highest + (ticksPerSample == 1 ? delta : delta / ticksPerSample)
+        return highest + delta / ticksPerSample
     }
 
     private mutating func appendSilence(_ n: Int) {
