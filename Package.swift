@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "polyvoice", targets: ["PolyVoiceCLI"]),
         // Lower layers as products so the separate fuzz/ package can link the parsers it fuzzes.
         .library(name: "PolyCore", targets: ["PolyCore"]),
+        .library(name: "PolySession", targets: ["PolySession"]),
         .library(name: "PolyMedia", targets: ["PolyMedia"]),
         .library(name: "PolyNet", targets: ["PolyNet"]),
         .library(name: "PolySignaling", targets: ["PolySignaling"]),
@@ -37,11 +38,20 @@ let package = Package(
             cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
         .target(name: "PolyCore"),
         .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio", "CAudioProcessing"]),
-        .target(name: "PolyMedia", dependencies: ["PolyAudio", "CSRTP", "CNSS"]),
-        .target(name: "PolyNet", dependencies: ["PolyMedia", "COpenSSL", "CLinux"]),
+        .target(name: "PolyMedia", dependencies: ["PolyCore", "PolyAudio", "CSRTP", "CNSS"]),
+        .target(name: "PolyNet", dependencies: ["PolyCore", "COpenSSL", "CLinux"]),
         .target(name: "PolySignaling", dependencies: ["PolyCore", "CWebSockets"]),
-        .target(name: "PolyVoice", dependencies: ["PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
-        .target(name: "PolyVoiceBridge", dependencies: ["PolyVoice", "CWebSockets"]),
+        // The call media engine both ends share: the sans-IO endpoint and its transport shell.
+        .target(name: "PolySession", dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet"]),
+        .target(
+            name: "PolyVoice",
+            dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySession", "PolySignaling"]
+        ),
+        .target(
+            name: "PolyVoiceBridge",
+            dependencies: [
+                "PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySession", "PolySignaling", "CWebSockets",
+            ]),
         .target(
             name: "PolyVoiceTesting", dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
         .executableTarget(name: "PolyVoiceCLI", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
@@ -51,16 +61,23 @@ let package = Package(
         .testTarget(name: "PolyAudioTests", dependencies: ["PolyAudio", "PolyCore", "COpus"]),
         .testTarget(name: "PolyMediaTests", dependencies: ["PolyMedia", "PolyVoiceTesting"]),
         .testTarget(name: "PolyNetTests", dependencies: ["PolyNet", "PolyVoiceTesting"]),
+        .testTarget(
+            name: "PolySessionTests",
+            dependencies: ["PolySession", "PolyCore", "PolyAudio", "PolyNet", "PolyVoiceTesting"]),
         .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling", "PolyVoiceTesting"]),
         .testTarget(
             name: "PolyVoiceTests",
-            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "InteropSupport"],
+            dependencies: ["PolyVoice", "PolySession", "PolyVoiceBridge", "PolyVoiceTesting", "InteropSupport"],
             exclude: ["Scenarios/quality-gates.json"]),
         // Drives the aiortc peer (Tests/Interop/aiortc_peer.py) for the interop tests and ConnectBench.
-        .target(name: "InteropSupport", dependencies: ["PolyVoice"], path: "Tests/Interop/InteropSupport"),
+        .target(
+            name: "InteropSupport", dependencies: ["PolyCore", "PolySession"], path: "Tests/Interop/InteropSupport"),
         .testTarget(
             name: "PolyVoiceBridgeTests",
-            dependencies: ["PolyVoiceBridge", "PolyVoice", "PolySignaling", "PolyAudio", "PolyNet", "PolyVoiceTesting"]),
+            dependencies: [
+                "PolyVoiceBridge", "PolySession", "PolySignaling", "PolyAudio", "PolyCore", "PolyNet",
+                "PolyVoiceTesting",
+            ]),
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
         .testTarget(name: "CLITests", dependencies: []),
 
@@ -84,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "BridgeLoad",
             dependencies: [
-                "PolyVoice", "PolyVoiceBridge", "PolySignaling", "PolyNet", "PolyMedia", "PolyAudio", "PolyCore",
+                "PolySession", "PolyVoiceBridge", "PolySignaling", "PolyNet", "PolyMedia", "PolyAudio", "PolyCore",
             ],
             path: "Benchmarks/BridgeLoad"),
         .systemLibrary(
@@ -94,7 +111,8 @@ let package = Package(
             name: "JitterBench", dependencies: ["PolyMedia", "PolyAudio", "PolyCore", "CSRTPBench", "COpus"],
             path: "Benchmarks/JitterBench"),
         .executableTarget(
-            name: "ConnectBench", dependencies: ["PolyVoice", "InteropSupport"], path: "Benchmarks/ConnectBench"),
+            name: "ConnectBench", dependencies: ["PolyCore", "PolyNet", "PolySession", "InteropSupport"],
+            path: "Benchmarks/ConnectBench"),
         .executableTarget(
             name: "CallBench",
             dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "PolyAudio", "InteropSupport"],

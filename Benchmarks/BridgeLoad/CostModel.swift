@@ -8,7 +8,7 @@ import Foundation
 import PolyAudio
 import PolyCore
 import PolyMedia
-import PolyVoice
+import PolySession
 import PolyVoiceBridge
 
 struct CostModel: Encodable {

@@ -1,7 +1,7 @@
 // The load generator's audio ends: a looped input (tone or WAV), encoded once for all calls, and a sink
 // that only counts.
 import PolyAudio
-import PolyVoice
+import PolySession
 import Synchronization
 
 /// The input encoded once with the calls' codec settings: every call replays these payloads, so the

@@ -5,8 +5,8 @@ import PolyAudio
 import PolyCore
 import PolyMedia
 import PolyNet
+import PolySession
 import PolySignaling
-import PolyVoice
 import Synchronization
 
 /// What one call counted up to a moment.

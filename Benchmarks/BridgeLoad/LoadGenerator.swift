@@ -2,7 +2,7 @@
 import Foundation
 import PolyAudio
 import PolyNet
-import PolyVoice
+import PolySession
 
 /// What every call of the run shares.
 struct LoadGenerator: Sendable {

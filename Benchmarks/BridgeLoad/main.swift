@@ -33,7 +33,7 @@ import Foundation
 import PolyAudio
 import PolyCore
 import PolyNet
-import PolyVoice
+import PolySession
 
 signal(SIGPIPE, SIG_IGN)
 // Each call holds a UDP socket and an events WebSocket on both sides.

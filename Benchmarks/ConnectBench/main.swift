@@ -7,7 +7,7 @@ import Foundation
 import InteropSupport
 import PolyCore
 import PolyNet
-import PolyVoice
+import PolySession
 
 struct BenchFailure: Error, CustomStringConvertible {
     let description: String

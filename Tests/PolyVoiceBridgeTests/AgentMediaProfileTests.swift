@@ -1,5 +1,4 @@
 import PolyAudio
-import PolyVoice
 import Testing
 
 @testable import PolyVoiceBridge

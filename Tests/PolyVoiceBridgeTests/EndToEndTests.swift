@@ -2,8 +2,8 @@ import Foundation
 import PolyAudio
 import PolyCore
 import PolyNet
+import PolySession
 import PolySignaling
-import PolyVoice
 import Synchronization
 import PolyVoiceTesting
 import Testing

@@ -2,8 +2,8 @@ import Foundation
 import PolyAudio
 import PolyCore
 import PolyNet
+import PolySession
 import PolySignaling
-import PolyVoice
 import PolyVoiceTesting
 import Synchronization
 import Testing

@@ -39,10 +39,10 @@ public struct CodecSettings: Hashable, Sendable {
     /// Samples per channel in one frame.
     public var samplesPerFrame: Int { sampleRate * frameMilliseconds / 1000 }
 
-    /// Throws `.invalidConfiguration` naming the bad field ("codec.<name>").
-    public func validate() throws(PolyError) {
-        func check(_ ok: Bool, _ field: String, _ reason: String) throws(PolyError) {
-            if !ok { throw .invalidConfiguration(field: "codec.\(field)", reason: reason) }
+    /// Throws `InvalidCodecSetting` naming the bad field ("codec.<name>").
+    public func validate() throws(InvalidCodecSetting) {
+        func check(_ ok: Bool, _ field: String, _ reason: String) throws(InvalidCodecSetting) {
+            if !ok { throw InvalidCodecSetting(field: "codec.\(field)", reason: reason) }
         }
         try check([8_000, 12_000, 16_000, 24_000, 48_000].contains(sampleRate), "sampleRate", "must be an Opus rate")
         try check((1...2).contains(channels), "channels", "must be 1 or 2")
@@ -52,10 +52,10 @@ public struct CodecSettings: Hashable, Sendable {
     }
 }
 
-/// Echo cancellation, noise suppression and gain control on the microphone.
-public enum AudioProcessing: Hashable, Sendable {
-    case on
-    case off
-    /// On for physical devices (speaker + mic), off for files, app buffers and null I/O.
-    case auto
+/// A `CodecSettings` field out of range (the SDK reports it as `PolyError.invalidConfiguration`).
+public struct InvalidCodecSetting: Error, Equatable, CustomStringConvertible {
+    public var field: String
+    public var reason: String
+
+    public var description: String { "Invalid configuration: \(field) \(reason)" }
 }

@@ -1,5 +1,6 @@
 // Account-wide settings, validated before any call is placed.
 import Foundation
+import PolyCore
 
 /// Settings shared by the calls of one account (as `PolyMessaging.initialize` takes on mobile).
 ///

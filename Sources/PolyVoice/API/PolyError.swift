@@ -1,4 +1,5 @@
 // Errors the public API reports, with the PolyVoice mobile SDK's cases where they apply.
+import PolyCore
 
 /// Why the bridge refused to authorise a request.
 public enum AuthError: Error, Hashable, Sendable {

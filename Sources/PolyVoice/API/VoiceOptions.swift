@@ -1,5 +1,7 @@
 // Per-call options: overrides, audio endpoints, codec and timeouts.
 import Foundation
+import PolyCore
+import PolySession
 
 /// Options for one call. `description` never shows the token.
 public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -42,7 +44,11 @@ public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugString
     public func validate() throws(PolyError) {
         if let webrtcToken { try Configuration.checkCredential(webrtcToken, field: "webrtcToken") }
         if let signalingHost { _ = try Environment.validatedBase(signalingHost, field: "signalingHost") }
-        try codec.validate()
+        do {
+            try codec.validate()
+        } catch {
+            throw .invalidConfiguration(field: error.field, reason: error.reason)
+        }
         guard reconnectTimeout >= .zero, reconnectTimeout <= .seconds(3600) else {
             throw .invalidConfiguration(field: "reconnectTimeout", reason: "must be in 0...3600 s")
         }

@@ -1,6 +1,7 @@
 // The audio endpoints of one call (device, WAV file, app buffer, null), opened when the call starts, and
 // the meters and voice processing between them and the media session.
 import PolyAudio
+import PolyCore
 import Synchronization
 
 /// The call's audio: the source the media reads, the sink it writes, meters and the playout gate.

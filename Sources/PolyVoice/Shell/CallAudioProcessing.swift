@@ -1,5 +1,6 @@
 // Echo cancellation, noise suppression and gain control between a call's speaker and microphone.
 import PolyAudio
+import PolySession
 import Synchronization
 
 /// Runs `AudioProcessor` on the call's audio clock thread: every played frame (after the jitter buffer

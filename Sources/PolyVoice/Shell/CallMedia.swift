@@ -1,6 +1,8 @@
 // What the call shell needs from a media session, so the shell can drive the real `MediaTransport`
 // or a test double through the same steps.
+import PolyCore
 import PolyMedia
+import PolySession
 
 /// Progress of a call's media, reported by a `CallMedia` from any thread.
 enum CallMediaEvent: Sendable, Equatable {

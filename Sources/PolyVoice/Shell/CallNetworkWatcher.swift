@@ -1,4 +1,5 @@
 // Netlink address changes that concern the call's media, as state-machine inputs.
+import PolyCore
 import PolyNet
 import Synchronization
 

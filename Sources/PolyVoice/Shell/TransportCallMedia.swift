@@ -1,7 +1,9 @@
 // The real media session of a call: a MediaTransport on the shared event loop behind the CallMedia steps.
 import Foundation
+import PolyCore
 import PolyMedia
 import PolyNet
+import PolySession
 import Synchronization
 
 /// Adapts `MediaTransport` (client role) to the shell's steps and its events to `CallMediaEvent`s.

@@ -2,7 +2,7 @@
 // playout may time-stretch.
 // A bridge serves many calls on few cores, so agents that only echo or record ask for cheaper media.
 import PolyAudio
-import PolyVoice
+import PolySession
 
 /// Media settings an agent chooses for its call (applied by the bridge's media session).
 public struct AgentMediaProfile: Sendable, Equatable {

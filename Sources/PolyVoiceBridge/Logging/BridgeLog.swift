@@ -1,6 +1,6 @@
 // Structured bridge logs: one line per event, as text or JSON, every value redacted.
 import Foundation
-import PolyVoice
+import PolyCore
 
 /// How log lines look.
 public enum BridgeLogFormat: String, Sendable, CaseIterable {

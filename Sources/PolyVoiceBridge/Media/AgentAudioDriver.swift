@@ -2,7 +2,7 @@
 // sends the agent's reply one tick later. Runs on the transport's loop thread only.
 import PolyAudio
 import PolyCore
-import PolyVoice
+import PolySession
 import Synchronization
 
 /// The transport's audio source and sink around one agent.

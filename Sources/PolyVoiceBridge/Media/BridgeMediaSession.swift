@@ -1,6 +1,5 @@
 // How media plugs into the bridge: one session per call, created by a factory the configuration holds.
 import PolyCore
-import PolyVoice
 
 /// Why a media operation failed; mapped to HTTP statuses by the routes.
 public enum BridgeMediaError: Error, Equatable, Sendable, CustomStringConvertible {

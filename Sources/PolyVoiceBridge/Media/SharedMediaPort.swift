@@ -2,7 +2,7 @@
 // every call, each call reached through a `MediaDatagramLink` and routed by `MediaPortDemux`.
 import PolyCore
 import PolyNet
-import PolyVoice
+import PolySession
 
 /// What a shared media port delivered and dropped (for tests and diagnostics).
 public struct SharedMediaPortCounters: Sendable, Equatable {

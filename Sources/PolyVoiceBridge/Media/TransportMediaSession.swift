@@ -5,7 +5,7 @@
 import PolyCore
 import PolyMedia
 import PolyNet
-import PolyVoice
+import PolySession
 import Dispatch
 import Synchronization
 

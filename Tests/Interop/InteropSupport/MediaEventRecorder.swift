@@ -1,6 +1,6 @@
 // Keeps a MediaTransport's events with their arrival times so a test or benchmark can wait for them.
 import PolyCore
-import PolyVoice
+import PolySession
 import Synchronization
 
 /// Records `MediaEvent`s (from the event loop thread) and lets a task wait for one without blocking a thread.

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import PolyVoice
+@testable import PolyCore
 
 @Suite("Logging and redaction")
 struct RedactionTests {

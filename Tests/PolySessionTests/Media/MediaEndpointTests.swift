@@ -5,7 +5,7 @@ import PolyNet
 import PolyVoiceTesting
 import Testing
 
-@testable import PolyVoice
+@testable import PolySession
 
 /// The media suites run one at a time: the real-time loopback tests must not share two cores with the
 /// CPU-heavy virtual-time ones.

@@ -5,7 +5,7 @@ import PolyCore
 import PolyNet
 import Testing
 
-@testable import PolyVoice
+@testable import PolySession
 
 extension MediaSuites {
     @Suite("MediaEndpoint signaling and controls")

@@ -6,7 +6,7 @@ import PolyCore
 import PolyNet
 import PolyVoiceTesting
 
-@testable import PolyVoice
+@testable import PolySession
 
 /// Adapts a MediaEndpoint to the simulated network and records its events.
 final class EndpointNode: SimulationNode {

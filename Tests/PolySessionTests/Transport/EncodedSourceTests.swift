@@ -7,7 +7,7 @@ import PolyNet
 import Synchronization
 import Testing
 
-@testable import PolyVoice
+@testable import PolySession
 
 /// Replays payloads encoded once, counting how many were taken.
 final class PayloadLoop: EncodedFrameSource {

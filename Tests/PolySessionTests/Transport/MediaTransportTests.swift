@@ -8,7 +8,7 @@ import PolyVoiceTesting
 import Synchronization
 import Testing
 
-@testable import PolyVoice
+@testable import PolySession
 
 /// Plays silence until `begin()`, then its samples once; remembers the sink's length at that moment.
 final class GatedSource: AudioFrameSource {

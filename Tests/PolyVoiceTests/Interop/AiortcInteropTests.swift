@@ -6,6 +6,7 @@ import Foundation
 import InteropSupport
 import PolyCore
 import PolyNet
+import PolySession
 import Testing
 
 @testable import PolyVoice

@@ -1,6 +1,7 @@
 // A call's audio endpoints are opened by start(), not by creating the call, and released at its end.
 import Foundation
 import PolyAudio
+import PolyCore
 import Testing
 
 @testable import PolyVoice

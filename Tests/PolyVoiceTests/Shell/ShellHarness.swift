@@ -1,5 +1,6 @@
 // A reference bridge in-process on 127.0.0.1 and helpers to wait on a call's streams.
 import Foundation
+import PolyCore
 import PolyVoiceBridge
 import Synchronization
 import Testing

@@ -1,0 +1,8 @@
+// Types of the SDK's public API that live in lower layers, named here so `import PolyVoice` alone reaches them.
+import PolyCore
+import PolySession
+
+/// Opus settings of the microphone stream (`VoiceOptions.codec`); defined with the media engine.
+public typealias CodecSettings = PolySession.CodecSettings
+/// Log verbosity (`Configuration.logLevel`); defined with the logger in `PolyCore`.
+public typealias LogLevel = PolyCore.LogLevel
