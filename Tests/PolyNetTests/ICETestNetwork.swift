@@ -87,7 +87,7 @@ struct ICETestNetwork {
             for packet in due {
                 guard
                     let owner = agents.firstIndex(where: {
-                        $0.localCandidates.contains { $0.address == packet.to && $0.kind == .host }
+                        $0.localCandidates.contains { $0.address == packet.to && $0.isOwnBase }
                             || ownsBase($0, packet.to)
                     })
                 else { continue }

@@ -1,8 +1,8 @@
-// The ICE candidate model (RFC 8445 §5.1): host, server-reflexive, peer-reflexive and (later) relay.
+// The ICE candidate model (RFC 8445 §5.1): host, server-reflexive, peer-reflexive and relay.
 
 /// One ICE candidate, local or remote, as it appears in SDP (`a=candidate:`).
 public struct Candidate: Hashable, Sendable, CustomStringConvertible {
-    /// Candidate type; `relay` is modelled so TURN fits in later (the agent does not gather it yet).
+    /// Candidate type. Relay candidates are allocated by the shell's TURN clients and handed to the agent.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         case host
         case serverReflexive = "srflx"
@@ -70,6 +70,10 @@ public struct Candidate: Hashable, Sendable, CustomStringConvertible {
         for byte in key { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
         return String(hash)
     }
+
+    /// Host and relay candidates are their own base (RFC 8445 §5.1.1): checks and media are sent from them
+    /// (a relay's through its TURN allocation). Reflexive ones share their host's base and are not paired.
+    public var isOwnBase: Bool { kind == .host || kind == .relay }
 
     public var description: String { "\(kind.rawValue) \(address)" }
 }

@@ -22,13 +22,12 @@ extension ICEAgent {
         remoteCandidates.append(candidate)
     }
 
-    /// Pairs every host base with every remote candidate of its family (reflexive locals share their
-    /// base, so pairing only hosts is the RFC's pruning). Lite agents keep no checklist.
+    /// Pairs every base (host or relay) with every remote candidate of its family (reflexive locals share
+    /// their host's base, so pairing only bases is the RFC's pruning). Lite agents keep no checklist.
     mutating func formPairs(at now: Instant) {
         guard configuration.mode == .full, remoteParameters != nil else { return }
-        let hosts = localCandidates.filter { $0.kind == .host }
         var added = false
-        for local in hosts {
+        for local in localCandidates where local.isOwnBase {
             for remote in remoteCandidates where remote.address.family == local.address.family {
                 let key = PairKey(local: local.address, remote: remote.address)
                 guard pairIndex(key) == nil else { continue }

@@ -1,5 +1,6 @@
-// Gathering: host candidates from the shell's bound addresses, server-reflexive ones via STUN servers,
-// finished per PROTOCOL.md (no trickle): 200 ms quiet after the first candidate, 2 s cap.
+// Gathering: host candidates from the shell's bound addresses, server-reflexive ones via STUN servers, relay
+// ones from the shell's TURN allocations; finished per PROTOCOL.md (no trickle): 200 ms quiet after the first
+// candidate, 2 s cap.
 import PolyCore
 
 extension ICEAgent {
@@ -51,8 +52,23 @@ extension ICEAgent {
             at: now)
     }
 
+    /// A relay candidate from one of the shell's TURN allocations; ignored once gathering is over (no trickle).
+    mutating func addRelayCandidate(
+        relayed: TransportAddress, mapped: TransportAddress?, server: TransportAddress, localPreference: UInt32,
+        at now: Instant
+    ) {
+        guard configuration.mode == .full, !isGatheringComplete, gatheringStart != nil else { return }
+        addLocalCandidate(
+            Candidate(
+                foundation: Candidate.foundation(kind: .relay, baseIP: relayed.ip, server: server),
+                priority: Candidate.priority(kind: .relay, localPreference: localPreference),
+                address: relayed, kind: .relay, relatedAddress: mapped),
+            at: now)
+        formPairs(at: now)
+    }
+
     var hasPendingGathering: Bool {
-        transactions.values.contains { if case .gathering = $0.purpose { true } else { false } }
+        pendingRelays > 0 || transactions.values.contains { if case .gathering = $0.purpose { true } else { false } }
     }
 
     func gatheringDeadline() -> Instant? {

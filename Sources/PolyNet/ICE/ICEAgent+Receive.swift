@@ -92,9 +92,9 @@ extension ICEAgent {
     private mutating func triggerCheck(local: TransportAddress, remote: Candidate, nominated: Bool, at now: Instant) {
         let key = PairKey(local: local, remote: remote.address)
         if pairIndex(key) == nil {
-            guard let host = localCandidates.first(where: { $0.address == local && $0.kind == .host }) else { return }
-            var pair = CandidatePair(local: host, remote: remote, state: .waiting)
-            pair.priority = CandidatePair.priority(local: host.priority, remote: remote.priority, role: role)
+            guard let base = localCandidates.first(where: { $0.address == local && $0.isOwnBase }) else { return }
+            var pair = CandidatePair(local: base, remote: remote, state: .waiting)
+            pair.priority = CandidatePair.priority(local: base.priority, remote: remote.priority, role: role)
             pairs.append(pair)
             sortPairs()
             if state == .new || state == .failed { setState(.checking) }

@@ -24,6 +24,8 @@ public struct ICEAgent: Sendable {
     var pairs: [CandidatePair] = []
     var transactions: [STUNTransactionID: STUNTransaction] = [:]
     var bases: [TransportAddress] = []
+    /// The shell's TURN allocations still under way (`.pendingRelays`).
+    var pendingRelays = 0
     var gatheringStart: Instant?
     var lastCandidateAt: Instant?
     var nextPacedCheck: Instant?
@@ -60,6 +62,12 @@ public struct ICEAgent: Sendable {
             startGathering(addresses, at: now)
         case .remoteParameters(let parameters):
             setRemote(parameters, at: now)
+        case .relayCandidate(let relayed, let mapped, let server, let localPreference):
+            addRelayCandidate(
+                relayed: relayed, mapped: mapped, server: server, localPreference: localPreference, at: now)
+        case .pendingRelays(let count):
+            pendingRelays = max(0, count)
+            checkGatheringDone(at: now)
         case .remoteCandidate(let candidate):
             addRemoteCandidate(candidate)
             formPairs(at: now)

@@ -48,6 +48,15 @@ public enum ICEInput: Sendable {
     case gather(localAddresses: [TransportAddress])
     /// The peer's credentials and candidates (from its SDP); starts checks for a full agent.
     case remoteParameters(ICERemoteParameters)
+    /// A TURN allocation (RFC 8656) of the shell's: `relayed` becomes a relay candidate, its own base, paired
+    /// like a host; what the agent sends from it the shell wraps for `server`. `mapped` (the server's
+    /// XOR-MAPPED-ADDRESS) is its related address. `localPreference` orders several relays (UDP above TCP
+    /// above TLS, RFC 8445 §5.1.2.1).
+    case relayCandidate(
+        relayed: TransportAddress, mapped: TransportAddress?, server: TransportAddress, localPreference: UInt32)
+    /// How many of the shell's TURN allocations are still under way: gathering does not finish early (before
+    /// its quiet time or cap) while one may still bring a candidate. 0 once each has succeeded or failed.
+    case pendingRelays(Int)
     /// One more remote candidate (trickle; not used by the bridge protocol).
     case remoteCandidate(Candidate)
     /// A datagram received on the socket bound to `to` from `from`. Non-STUN bytes come back as `.received`.
