@@ -4,8 +4,8 @@ import COpenSSL
 /// The MESSAGE-INTEGRITY key TURN requests and responses are signed with once the server sent its realm.
 ///
 /// The password is used as given (no SASLprep/OpaqueString): TURN REST credentials are base64 ASCII.
-enum LongTermCredential {
-    static func key(username: String, realm: String, password: String) -> [UInt8] {
+public enum LongTermCredential {
+    public static func key(username: String, realm: String, password: String) -> [UInt8] {
         md5(Array("\(username):\(realm):\(password)".utf8))
     }
 
