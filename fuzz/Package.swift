@@ -14,6 +14,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("FuzzSRTP", ["PolyMedia"]),
     ("FuzzSTUN", ["PolyCore", "PolyNet"]),
     ("FuzzSDP", ["PolyNet"]),
+    ("FuzzTURN", ["PolyCore", "PolyNet"]),
 ]
 
 let package = Package(

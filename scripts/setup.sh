@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libwebrtc-audio-processing-dev
   pulseaudio pulseaudio-utils libasound2-plugins alsa-utils
   espeak-ng sox python3-venv iproute2 tmux
+  coturn
 )
 
 missing=()

@@ -62,6 +62,19 @@ import Testing
         #expect("\(creds)".contains("tok-…"))
     }
 
+    @Test func turnUsernamesAreRedactedLikeCredentials() {
+        // TURN REST usernames are `<expiry>:<name>` and carry the call id.
+        let server = ICEServer(urls: ["turn:x"], username: "1700000000:call-5f9ec645", credential: secret)
+        var dumped = ""
+        dump(server, to: &dumped)
+        for text in ["\(server)", String(reflecting: server), dumped] {
+            #expect(!text.contains("call-5f9ec645"))
+            #expect(!text.contains(secret))
+            #expect(text.contains("username: 1700…"))
+        }
+        #expect("\(ICEServer(urls: ["stun:a"]))".contains("username: nil"))
+    }
+
     @Test func requestsEncodeExactly() {
         #expect(String(decoding: MessageCoding.encode(ProvisionRequest()), as: UTF8.self) == #"{"mode":"voice-agent"}"#)
         #expect(

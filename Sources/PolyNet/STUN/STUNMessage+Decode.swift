@@ -92,11 +92,32 @@ extension STUNMessage {
                 return .mappedAddress(try decodeAddress(&reader, type: type, xor: nil))
             case Code.xorMappedAddress:
                 return .xorMappedAddress(try decodeAddress(&reader, type: type, xor: transactionID))
-            case Code.username, Code.software:
+            case Code.xorPeerAddress:
+                return .xorPeerAddress(try decodeAddress(&reader, type: type, xor: transactionID))
+            case Code.xorRelayedAddress:
+                return .xorRelayedAddress(try decodeAddress(&reader, type: type, xor: transactionID))
+            case Code.username, Code.software, Code.realm, Code.nonce:
+                // RFC 8489 §14.3, §14.7, §14.9, §14.10: all under 763 bytes of UTF-8.
                 guard value.count <= 763, let text = String(validating: value, as: UTF8.self) else {
                     throw STUNError.malformedAttribute(type: type)
                 }
-                return type == Code.username ? .username(text) : .software(text)
+                switch type {
+                case Code.username: return .username(text)
+                case Code.software: return .software(text)
+                case Code.realm: return .realm(text)
+                default: return .nonce(text)
+                }
+            case Code.channelNumber:
+                guard value.count == 4 else { throw STUNError.malformedAttribute(type: type) }
+                return .channelNumber(try reader.readUInt16())
+            case Code.lifetime:
+                guard value.count == 4 else { throw STUNError.malformedAttribute(type: type) }
+                return .lifetime(try reader.readUInt32())
+            case Code.requestedTransport:
+                guard value.count == 4 else { throw STUNError.malformedAttribute(type: type) }
+                return .requestedTransport(try reader.readUInt8())
+            case Code.data:
+                return .data(Array(value))
             case Code.errorCode:
                 _ = try reader.readUInt16()
                 let errorClass = Int(try reader.readUInt8() & 0x07)

@@ -40,9 +40,9 @@ extension STUNMessage {
         switch attribute {
         case .mappedAddress(let address):
             encodeAddress(address, xor: nil, into: &value)
-        case .xorMappedAddress(let address):
+        case .xorMappedAddress(let address), .xorPeerAddress(let address), .xorRelayedAddress(let address):
             encodeAddress(address, xor: transactionID, into: &value)
-        case .username(let text), .software(let text):
+        case .username(let text), .software(let text), .realm(let text), .nonce(let text):
             value.write(contentsOf: Array(text.utf8))
         case .errorCode(let code, let reason):
             value.write(UInt16(0))
@@ -55,7 +55,15 @@ extension STUNMessage {
             break
         case .iceControlling(let tieBreaker), .iceControlled(let tieBreaker):
             value.write(tieBreaker)
-        case .other(_, let bytes):
+        case .channelNumber(let channel):
+            value.write(channel)
+            value.write(UInt16(0))
+        case .lifetime(let seconds):
+            value.write(seconds)
+        case .requestedTransport(let protocolNumber):
+            value.write(protocolNumber)
+            value.write(contentsOf: [0, 0, 0] as [UInt8])
+        case .other(_, let bytes), .data(let bytes):
             value.write(contentsOf: bytes)
         }
         writer.write(attribute.type)

@@ -59,6 +59,7 @@ public struct CallCredentials: Codable, Equatable, Sendable, CustomStringConvert
 }
 
 /// One entry of `creds.iceServers`; `urls` may be a JSON string or array on the wire.
+/// `username` and `credential` are redacted in every description.
 public struct ICEServer: Codable, Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
@@ -85,8 +86,9 @@ public struct ICEServer: Codable, Equatable, Sendable, CustomStringConvertible, 
         credential = try container.decodeIfPresent(String.self, forKey: .credential)
     }
 
+    /// The username is redacted too: TURN REST usernames (`<expiry>:<name>`) carry the call id.
     public var description: String {
-        "ICEServer(urls: \(urls), username: \(username ?? "nil"), credential: \(Redaction.token(credential)))"
+        "ICEServer(urls: \(urls), username: \(Redaction.token(username)), credential: \(Redaction.token(credential)))"
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
