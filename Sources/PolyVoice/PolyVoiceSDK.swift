@@ -56,4 +56,5 @@ extension PolyVoiceSDK {
     public typealias QualityWarning = PolyVoice::QualityWarning
     public typealias PolyCall = PolyVoice::PolyCall
     public typealias LogLevel = PolyVoice::LogLevel
+    public typealias ICETransportPolicy = PolyVoice::ICETransportPolicy
 }

@@ -44,6 +44,8 @@ public struct BridgeConfiguration: Sendable {
     public var log: BridgeLog
     /// The rate limiter's client key of a request: by default the peer's IP address, one bucket per client.
     public var clientKey: @Sendable (HTTPRequest) -> String
+    /// TURN servers handed to every call in `iceServers`, with time-limited credentials (nil: none).
+    public var turn: BridgeTURNServers?
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, tokens: [String] = [], allowAnyToken: Bool = false,

@@ -50,7 +50,7 @@ final class BridgeCore: Sendable {
                 callId: id,
                 creds: CallCredentials(
                     provider: "polyvoice-reference", connectUrl: base + "/sdp", token: token, trackName: "agent-audio",
-                    iceServers: [], extra: extras)))
+                    iceServers: configuration.turn.map { [$0.iceServer(callID: id)] } ?? [], extra: extras)))
     }
 
     enum Lookup {

@@ -9,6 +9,8 @@ public struct MediaStats: Sendable, Equatable, Codable {
     public var remoteInboundRtp = RemoteInboundRTPStats()
     /// SRTP counters, including authentication and replay failures (dropped, never delivered).
     public var srtp = SRTPStats()
+    /// The selected candidate pair, once ICE chose one.
+    public var selectedCandidatePair: CandidatePairStats?
 
     public init() {}
 

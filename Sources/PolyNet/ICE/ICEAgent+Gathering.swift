@@ -10,6 +10,7 @@ extension ICEAgent {
         isGatheringComplete = false
         for (index, address) in addresses.enumerated() where !address.ip.isLinkLocal && !bases.contains(address) {
             bases.append(address)
+            guard !configuration.relayOnly else { continue }
             let candidate = Candidate(
                 foundation: Candidate.foundation(kind: .host, baseIP: address.ip, server: nil),
                 priority: Candidate.priority(kind: .host, localPreference: 65535 - UInt32(min(index, 65535))),

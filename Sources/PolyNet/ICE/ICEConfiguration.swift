@@ -10,6 +10,9 @@ public struct ICEConfiguration: Sendable {
     public var tieBreaker: UInt64
     /// STUN servers (from the provision response's `iceServers`) for server-reflexive candidates.
     public var stunServers: [TransportAddress] = []
+    /// The W3C `iceTransportPolicy` "relay": only relay candidates are offered and paired (host sockets stay
+    /// the bases the shell's TURN clients talk from, but no host or reflexive candidate is gathered).
+    public var relayOnly = false
     public var nomination: ICENomination = .regular
     /// Ta: pacing of ordinary checks.
     public var pacing: Duration = .milliseconds(50)

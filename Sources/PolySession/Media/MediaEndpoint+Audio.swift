@@ -54,7 +54,7 @@ extension MediaEndpoint {
         outgoing.recordSent(headerBytes: header.wireCount, payloadBytes: encoded)
         sentSinceReport = true
         lastSendAt = now
-        transmit(packetBuffer[0..<length], from: path.local, to: path.remote)
+        transmit(packetBuffer[0..<length], from: path.local, to: path.remote, at: now)
     }
 
     /// Samples in 20 ms of playout (960 at the default 48 kHz `playoutSampleRate`).
@@ -88,6 +88,7 @@ extension MediaEndpoint {
     }
 
     func receive(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, at now: Instant) {
+        if !relays.isEmpty, receiveFromRelay(bytes, from: from, to: to, at: now) { return }
         switch DatagramKind.classify(bytes) {
         case .stun:
             ice.handle(.datagram(bytes: bytes, from: from, to: to), at: now)
@@ -208,7 +209,7 @@ extension MediaEndpoint {
         sentSinceReport = false
         rtcp.weSent = outgoing.packetsSent > 0
         rtcp.didSend(packetSize: plainSize, at: now)
-        outputs.append(.transmit(datagram, from: path.local, to: path.remote))
+        send(datagram, from: path.local, to: path.remote, at: now)
     }
 
     // MARK: Statistics
@@ -235,6 +236,12 @@ extension MediaEndpoint {
         stats.outboundRtp.update(from: outgoing)
         stats.remoteInboundRtp = remoteInbound
         if let srtp { stats.srtp = srtp.stats }
+        if let selectedPair {
+            stats.selectedCandidatePair = CandidatePairStats(
+                localCandidateType: selectedPair.localCandidate.kind.rawValue,
+                remoteCandidateType: selectedPair.remoteCandidate.kind.rawValue,
+                relayProtocol: selectedPair.localCandidate.kind == .relay ? "udp" : nil)
+        }
         return stats
     }
 }

@@ -34,6 +34,8 @@ public final class MediaEndpoint {
     var remoteInbound = RemoteInboundRTPStats()
     var lossHint: LossHint
     var random: SeededRandom
+    /// TURN allocations (client only), in `configuration.turnServers` order.
+    var relays: [RelayAllocation] = []
 
     // MARK: Negotiation
     var localAddresses: [TransportAddress] = []
@@ -103,6 +105,7 @@ public final class MediaEndpoint {
             role: configuration.role == .client ? .controlling : .controlled, credentials: credentials,
             tieBreaker: random.next(), randomSeed: random.next())
         iceConfiguration.stunServers = configuration.role == .client ? configuration.stunServers : []
+        iceConfiguration.relayOnly = configuration.role == .client && configuration.relayOnly
         ice = ICEAgent(configuration: iceConfiguration)
         do {
             let settings = OpusEncoderSettings(
@@ -175,7 +178,10 @@ public final class MediaEndpoint {
             localAddresses = addresses
             if !gatheringStarted, !addresses.isEmpty {
                 gatheringStarted = true
+                makeRelays(from: addresses)
+                ice.handle(.pendingRelays(relays.count), at: now)
                 ice.handle(.gather(localAddresses: addresses), at: now)
+                startRelays(at: now)
             }
             pumpICE(at: now)
         case .timeout:
@@ -205,6 +211,7 @@ public final class MediaEndpoint {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
         consider(dtlsDeadline)
+        if !relays.isEmpty { consider(relaysDeadline()) }
         if srtp != nil {
             consider(rtcp.nextDeadline())
             if flowing, !stalled, let lastMediaAt { consider(lastMediaAt + configuration.stallTimeout) }
@@ -218,6 +225,7 @@ public final class MediaEndpoint {
 
     /// Fires what is due: ICE timers (through its poll), DTLS retransmissions, RTCP reports, stall detection.
     func advance(to now: Instant) {
+        if !relays.isEmpty { advanceRelays(to: now) }
         pumpICE(at: now)
         if let dtls, let deadline = dtlsDeadline, deadline <= now {
             try? dtls.handle(.timeout, at: now)
@@ -234,7 +242,9 @@ public final class MediaEndpoint {
     func emit(_ event: MediaEvent) { outputs.append(.event(event)) }
 
     /// Queues a datagram from a reused slot: no allocation once the shell has let go of the slot's last use.
-    func transmit(_ bytes: ArraySlice<UInt8>, from: TransportAddress, to: TransportAddress) {
+    /// From a relayed address it goes through that TURN allocation instead.
+    func transmit(_ bytes: ArraySlice<UInt8>, from: TransportAddress, to: TransportAddress, at now: Instant) {
+        if !relays.isEmpty, sendThroughRelay(Array(bytes), from: from, to: to, at: now) { return }
         let index = transmitRingIndex
         transmitRingIndex = (transmitRingIndex + 1) % transmitRing.count
         transmitRing[index].removeAll(keepingCapacity: true)
@@ -255,11 +265,17 @@ public final class MediaEndpoint {
         while let output = ice.pollOutput(at: now) {
             switch output {
             case .transmit(let bytes, let from, let to):
-                outputs.append(.transmit(bytes, from: from, to: to))
+                send(bytes, from: from, to: to, at: now)
             case .event(let event):
                 handleICEEvent(event, at: now)
             }
         }
+    }
+
+    /// Queues a datagram for the shell, or for the TURN allocation whose relayed address `from` is.
+    func send(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, at now: Instant) {
+        if !relays.isEmpty, sendThroughRelay(bytes, from: from, to: to, at: now) { return }
+        outputs.append(.transmit(bytes, from: from, to: to))
     }
 
     private func handleICEEvent(_ event: ICEEvent, at now: Instant) {
@@ -271,6 +287,7 @@ public final class MediaEndpoint {
         case .selectedPairChanged(let pair):
             selectedPair = pair
             emit(.selectedPairChanged(local: pair.local, remote: pair.remote))
+            if !relays.isEmpty { bindRelayChannel(for: pair, at: now) }
             if let dtls, dtls.state == .handshaking, dtlsRole == .client {
                 dtls.start(at: now)
                 pumpDTLS(at: now)
@@ -290,7 +307,7 @@ public final class MediaEndpoint {
         while let output = dtls.pollOutput(at: now) {
             switch output {
             case .transmit(let bytes):
-                if let path = mediaPath { outputs.append(.transmit(bytes, from: path.local, to: path.remote)) }
+                if let path = mediaPath { send(bytes, from: path.local, to: path.remote, at: now) }
             case .event(.connected(let keys)):
                 startSRTP(keys, at: now)
             case .event(.closed):
@@ -356,6 +373,7 @@ public final class MediaEndpoint {
         dtls?.close(at: now)
         pumpDTLS(at: now)
         ice.handle(.close, at: now)
+        closeRelays(at: now)
         isClosed = true
         emit(.closed)
     }

@@ -25,6 +25,12 @@ public struct MediaEndpointConfiguration: Sendable {
     public var certificate: DTLSCertificate
     /// STUN servers for server-reflexive candidates (client only; from the provision response's `iceServers`).
     public var stunServers: [TransportAddress]
+    /// TURN servers for relay candidates (client only; from `iceServers` with their credentials). The
+    /// endpoint allocates on each over UDP from a host socket of the server's family; `randomSeed` is
+    /// replaced by one drawn from `seed`.
+    public var turnServers: [TURNClientConfiguration] = []
+    /// Offer and use relay candidates only (the W3C `iceTransportPolicy` "relay").
+    public var relayOnly = false
     /// Seeds SSRC, sequence numbers, ICE transaction ids and RTCP jitter. Tests fix it; production draws it
     /// from `SystemRandomNumberGenerator`. ICE passwords always come from the system generator unless
     /// `deterministicCredentials` is set.

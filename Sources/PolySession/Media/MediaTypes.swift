@@ -32,6 +32,9 @@ public enum MediaEvent: Sendable, Equatable {
     case remoteClosed
     /// The session cannot continue (DTLS failure, fingerprint mismatch, ICE failed); the text has no secrets.
     case failed(String)
+    /// A TURN server could not give a relay candidate, or lost its allocation; the call goes on with the
+    /// other candidates. The text names the server, never a credential.
+    case relayFailed(String)
     /// `close(at:)` finished: BYE and close_notify are queued, nothing more will be sent.
     case closed
 }

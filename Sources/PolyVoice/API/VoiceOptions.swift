@@ -12,6 +12,8 @@ public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugString
     public var input: AudioInput
     public var output: AudioOutput
     public var codec: CodecSettings
+    /// Which paths the call may use (`.relay`: TURN only). Default `.all`.
+    public var iceTransportPolicy: ICETransportPolicy = .all
     /// Start with the microphone muted.
     public var muted: Bool
     /// Echo cancellation (the speaker's audio as reference), noise suppression and gain control on the

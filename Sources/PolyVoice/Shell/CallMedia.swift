@@ -3,6 +3,7 @@
 import PolyCore
 import PolyMedia
 import PolySession
+import PolySignaling
 
 /// Progress of a call's media, reported by a `CallMedia` from any thread.
 enum CallMediaEvent: Sendable, Equatable {
@@ -46,8 +47,8 @@ protocol CallMedia: AnyObject, Sendable {
 /// What a media factory gets for one call.
 struct CallMediaSetup: Sendable {
     var options: VoiceOptions
-    /// STUN servers from the provisioning response (`stun:host:port` URLs).
-    var stunURLs: [String]
+    /// STUN and TURN servers from the provisioning response (TURN ones with their credentials).
+    var iceServers: [ICEServer]
     var audio: CallAudio
     /// The bridge's host (loopback bridges get loopback-only media).
     var bridgeHost: String?

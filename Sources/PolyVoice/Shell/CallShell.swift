@@ -274,9 +274,9 @@ actor CallShell {
     }
 
     private func sendOffer() async throws {
-        let stunURLs = provisioned?.iceServers.flatMap(\.urls) ?? []
         let setup = CallMediaSetup(
-            options: options, stunURLs: stunURLs, audio: audio, bridgeHost: bridgeHost, logger: logger.child("media"),
+            options: options, iceServers: provisioned?.iceServers ?? [], audio: audio, bridgeHost: bridgeHost,
+            logger: logger.child("media"),
             onEvent: { [input] event in input.yield(.call(event.callInput)) })
         let media = try await mediaFactory(setup)
         guard adopt(media) else {

@@ -16,10 +16,12 @@ final class TransportCallMedia: CallMedia {
     /// Makes the transport: one socket per usable local address (loopback for a bridge on this machine).
     /// STUN server names are resolved here, off the event loop; one that does not resolve fails the call.
     static let factory: CallMediaFactory = { setup in
-        let stunServers = try await STUNServerResolver.resolve(setup.stunURLs)
+        let stunServers = try await STUNServerResolver.resolve(setup.iceServers.flatMap(\.urls))
         var configuration = MediaEndpointConfiguration(
             role: .client, codec: setup.options.codec, certificate: try DTLSCertificate.shared(),
             stunServers: stunServers)
+        configuration.turnServers = await TURNServerResolver.resolve(setup.iceServers, logger: setup.logger)
+        configuration.relayOnly = setup.options.iceTransportPolicy == .relay
         configuration.cname = "polyvoice"
         let localIPs = try localIPs(forBridge: setup.bridgeHost)
         setup.logger.debug("media on \(localIPs.map { "\($0)" }.joined(separator: ", "))")
@@ -117,6 +119,7 @@ private final class MediaEventMapper: Sendable {
             setFlowing(false)
             onEvent(.failed(reason))
         case .selectedPairChanged(let local, let remote): logger.debug("selected pair \(local) → \(remote)")
+        case .relayFailed(let reason): logger.warn("TURN relay unavailable: \(reason)")
         case .closed: setFlowing(false)
         case .gatheringComplete: break
         }
