@@ -79,7 +79,7 @@ let package = Package(
                 "PolyVoiceTesting",
             ]),
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
-        .testTarget(name: "CLITests", dependencies: []),
+        .testTarget(name: "CLITests", dependencies: ["PolyVoiceTesting"]),
 
         // MARK: Samples (public API only; run against the reference bridge by Tests/CLITests).
         .executableTarget(name: "SimpleCall", dependencies: ["PolyVoice"], path: "Samples/SimpleCall"),

@@ -57,4 +57,5 @@ extension PolyVoiceSDK {
     public typealias PolyCall = PolyVoice::PolyCall
     public typealias LogLevel = PolyVoice::LogLevel
     public typealias ICETransportPolicy = PolyVoice::ICETransportPolicy
+    public typealias ICEServerConfiguration = PolyVoice::ICEServerConfiguration
 }

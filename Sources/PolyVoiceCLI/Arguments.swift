@@ -3,7 +3,8 @@
 
 struct Arguments {
     private(set) var positionals: [String] = []
-    private var options: [String: String] = [:]
+    /// Every value of each option, in order (an option given twice keeps both; `string` reads the last).
+    private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
 
     /// Parses `arguments`; `valued` names options that take a value, `flagNames` those that do not.
@@ -27,10 +28,10 @@ struct Arguments {
                 flags.insert(name)
             } else if valued.contains(name) {
                 if let inlineValue {
-                    options[name] = inlineValue
+                    options[name, default: []].append(inlineValue)
                 } else {
                     guard index < arguments.count else { throw UsageError("--\(name) needs a value") }
-                    options[name] = arguments[index]
+                    options[name, default: []].append(arguments[index])
                     index += 1
                 }
             } else {
@@ -41,10 +42,13 @@ struct Arguments {
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
-    func string(_ name: String) -> String? { options[name] }
+    func string(_ name: String) -> String? { options[name]?.last }
+
+    /// Every value of a repeatable option (`--ice-server A --ice-server B`).
+    func strings(_ name: String) -> [String] { options[name] ?? [] }
 
     func int(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text = options[name] else { return nil }
+        guard let text = string(name) else { return nil }
         guard let value = Int(text), range.contains(value) else {
             throw UsageError(
                 "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
@@ -53,7 +57,7 @@ struct Arguments {
     }
 
     func double(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
-        guard let text = options[name] else { return nil }
+        guard let text = string(name) else { return nil }
         guard let value = Double(text), range.contains(value) else {
             throw UsageError(
                 "--\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")

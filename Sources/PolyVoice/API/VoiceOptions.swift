@@ -14,6 +14,8 @@ public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugString
     public var codec: CodecSettings
     /// Which paths the call may use (`.relay`: TURN only). Default `.all`.
     public var iceTransportPolicy: ICETransportPolicy = .all
+    /// STUN/TURN servers used besides the ones the bridge provisions.
+    public var iceServers: [ICEServerConfiguration] = []
     /// Start with the microphone muted.
     public var muted: Bool
     /// Echo cancellation (the speaker's audio as reference), noise suppression and gain control on the

@@ -275,7 +275,10 @@ actor CallShell {
 
     private func sendOffer() async throws {
         let setup = CallMediaSetup(
-            options: options, iceServers: provisioned?.iceServers ?? [], audio: audio, bridgeHost: bridgeHost,
+            options: options,
+            iceServers: (provisioned?.iceServers ?? [])
+                + options.iceServers.map { ICEServer(urls: $0.urls, username: $0.username, credential: $0.credential) },
+            audio: audio, bridgeHost: bridgeHost,
             logger: logger.child("media"),
             onEvent: { [input] event in input.yield(.call(event.callInput)) })
         let media = try await mediaFactory(setup)

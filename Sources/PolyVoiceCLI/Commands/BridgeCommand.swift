@@ -36,6 +36,12 @@ extension Subcommand {
               --resume-grace S       Seconds a call survives without its events socket (default 10)
               --media-timeout S      Seconds without media before a call ends (default 15)
               --rate N               Requests per second per client (default 20; burst twice that)
+              --turn URL             A TURN server to hand to every call in iceServers (repeatable), e.g.
+                                     turn:HOST:3478?transport=udp; needs --turn-secret-file
+              --turn-secret-file F   The TURN server's REST-API secret (coturn use-auth-secret /
+                                     static-auth-secret): each call gets credentials valid for
+              --turn-lifetime S      seconds (default 86400): username <expiry>:<call id>, credential
+                                     base64(HMAC-SHA1(secret, username))
               --log-format F         text (default) or json (one JSON object per line)
               --verbose              Log every request
             """,
@@ -49,7 +55,7 @@ private enum BridgeCommand {
             arguments,
             valued: [
                 "host", "port", "agent", "token-file", "advertise", "media-port", "max-calls", "record",
-                "log-format", "resume-grace", "media-timeout", "rate",
+                "log-format", "resume-grace", "media-timeout", "rate", "turn", "turn-secret-file", "turn-lifetime",
             ],
             flagNames: ["allow-any-token", "verbose"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
@@ -88,6 +94,7 @@ private enum BridgeCommand {
                 resumeGrace: .milliseconds(Int64((try parsed.double("resume-grace", in: 0...3600) ?? 10) * 1000)),
                 mediaTimeout: .milliseconds(Int64((try parsed.double("media-timeout", in: 1...3600) ?? 15) * 1000))),
             log: BridgeLog(format: format, level: parsed.flag("verbose") ? .debug : .info))
+        configuration.turn = try Self.turnServers(parsed)
         // Media sockets bind the host's address (a wildcard host binds them on loopback: use --advertise).
         configuration.media = .transport(localIP: configuration.mediaIP)
         let bridge = Bridge(configuration: configuration)
@@ -106,5 +113,33 @@ private enum BridgeCommand {
         waitForTermination()
         bridge.stop()
         return ExitCode.ok
+    }
+
+    /// --turn URL… with the secret from --turn-secret-file (its first non-comment line), never the command line.
+    static func turnServers(_ parsed: Arguments) throws -> BridgeTURNServers? {
+        let urls = parsed.strings("turn")
+        for url in urls {
+            guard let parsedURL = ICEServerURL(url), parsedURL.scheme == .turn || parsedURL.scheme == .turns else {
+                throw UsageError(
+                    "--turn must be turn:HOST[:PORT][?transport=udp|tcp] or turns:HOST[:PORT], not '\(url)'")
+            }
+        }
+        let secretPath = parsed.string("turn-secret-file")
+        guard !urls.isEmpty else {
+            if secretPath != nil { throw UsageError("--turn-secret-file needs --turn") }
+            return nil
+        }
+        guard let secretPath else {
+            throw UsageError("--turn needs --turn-secret-file (the TURN server's REST-API secret)")
+        }
+        guard let text = try? String(contentsOfFile: secretPath, encoding: .utf8) else {
+            throw UsageError("cannot read --turn-secret-file '\(secretPath)'")
+        }
+        guard
+            let secret = text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) })
+                .first(where: { !$0.isEmpty && !$0.hasPrefix("#") })
+        else { throw UsageError("--turn-secret-file '\(secretPath)' holds no secret") }
+        let lifetime = try parsed.int("turn-lifetime", in: 60...31_536_000) ?? 86_400
+        return BridgeTURNServers(urls: urls, secret: secret, lifetime: .seconds(lifetime))
     }
 }

@@ -24,6 +24,11 @@ extension Subcommand {
               --output DST           default (speaker), a device name or id, FILE.wav, or null
               --duration S           Hang up after S seconds connected
               --mute                 Start with the microphone muted
+              --relay-only           Use only TURN relay paths (iceTransportPolicy "relay")
+              --ice-server URL       Also use this STUN/TURN server (repeatable): stun:HOST[:PORT],
+                                     turn:HOST[:PORT][?transport=udp]; TURN credentials come from
+                                     POLYVOICE_TURN_USERNAME and POLYVOICE_TURN_CREDENTIAL or
+              --turn-credential-file F  (username on the first line, credential on the second)
               --no-audio-processing  Send the microphone untouched: no echo cancellation, noise
                                      suppression or gain control (on by default when input and
                                      output are both devices, always off for files and null)
@@ -46,16 +51,22 @@ extension Subcommand {
 enum CallCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let parsed = try Arguments(
-            arguments, valued: ["bridge", "environment", "token-file", "input", "output", "duration"],
-            flagNames: ["mute", "no-audio-processing", "json", "verbose"])
+            arguments,
+            valued: [
+                "bridge", "environment", "token-file", "input", "output", "duration", "ice-server",
+                "turn-credential-file",
+            ],
+            flagNames: ["mute", "no-audio-processing", "json", "verbose", "relay-only"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let environment = try Self.environment(parsed)
         let token = try Self.webCallingToken(parsed)
         let duration = try parsed.double("duration", in: 0.1...86_400)
-        let options = VoiceOptions(
+        var options = VoiceOptions(
             input: Self.input(parsed.string("input") ?? "default"),
             output: Self.output(parsed.string("output") ?? "default"), muted: parsed.flag("mute"),
             audioProcessing: parsed.flag("no-audio-processing") ? .off : .auto)
+        options.iceTransportPolicy = parsed.flag("relay-only") ? .relay : .all
+        options.iceServers = try ICEServerArguments.servers(parsed)
         let config = Configuration(
             apiKey: ProcessInfo.processInfo.environment["POLYVOICE_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? "not-set", environment: environment, webrtcToken: token,

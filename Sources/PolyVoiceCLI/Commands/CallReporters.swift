@@ -72,8 +72,14 @@ final class TextCallReporter: CallReporter {
         parts.append(String(format: "jitter %.1f ms", stats.inboundRtp.jitter * 1000))
         parts.append(String(format: "loss %.1f%%", snapshot.quality.lossFraction * 100))
         if let mos = snapshot.quality.mos { parts.append(String(format: "MOS %.2f", mos)) }
+        if let path = stats.selectedCandidatePair { parts.append(pathName(path)) }
         if !warnings.isEmpty { parts.append("⚠ " + warnings.map(\.description).sorted().joined(separator: ", ")) }
         return parts.joined(separator: "  ")
+    }
+
+    /// "direct" or "relay/udp" (through a TURN server, and how it is reached).
+    static func pathName(_ path: CandidatePairStats) -> String {
+        path.localCandidateType == "relay" ? "relay/\(path.relayProtocol ?? "?")" : "direct"
     }
 
     /// Eight cells from -60 dBFS to 0 dBFS.
@@ -158,6 +164,8 @@ final class JSONCallReporter: CallReporter {
         var concealedSamples: UInt64
         var warnings: [String]
         var audio: AudioFigures
+        /// The selected candidate pair (W3C candidate types, relay protocol), once ICE chose one.
+        var candidatePair: CandidatePairStats?
     }
 
     /// Samples through the audio endpoints (48 kHz) and device health.
@@ -207,6 +215,7 @@ final class JSONCallReporter: CallReporter {
         var concealedSamples: UInt64
         var mos: Double?
         var audio: AudioFigures
+        var candidatePair: CandidatePairStats?
     }
 
     func state(_ state: CallState, elapsed: Duration) {
@@ -225,8 +234,8 @@ final class JSONCallReporter: CallReporter {
                 lossPercent: snapshot.quality.lossFraction * 100, mos: snapshot.quality.mos,
                 packetsSent: stats.outboundRtp.packetsSent, packetsReceived: stats.inboundRtp.packetsReceived,
                 packetsLost: stats.inboundRtp.packetsLost, concealedSamples: stats.inboundRtp.concealedSamples,
-                warnings: snapshot.quality.activeWarnings.map(\.rawValue).sorted(), audio: AudioFigures(snapshot.audio))
-        )
+                warnings: snapshot.quality.activeWarnings.map(\.rawValue).sorted(), audio: AudioFigures(snapshot.audio),
+                candidatePair: stats.selectedCandidatePair))
     }
 
     func warning(_ event: QualityWarningEvent, elapsed: Duration) {
@@ -251,7 +260,7 @@ final class JSONCallReporter: CallReporter {
                 packetsLost: stats.inboundRtp.packetsLost, jitterMs: stats.inboundRtp.jitter * 1000,
                 rttMs: stats.remoteInboundRtp.roundTripTime.map { $0 * 1000 },
                 concealedSamples: stats.inboundRtp.concealedSamples, mos: outcome.quality.mos,
-                audio: AudioFigures(outcome.audio)))
+                audio: AudioFigures(outcome.audio), candidatePair: stats.selectedCandidatePair))
     }
 
     private func write(_ value: some Encodable) {

@@ -1,0 +1,44 @@
+// `polyvoice bridge --turn … --turn-secret-file` and `polyvoice call --relay-only` against a real coturn:
+// the call's media goes through the relay, the JSON says so, and no TURN secret or credential is printed.
+import Foundation
+import PolyVoiceTesting
+import Testing
+
+@Suite("polyvoice call through TURN", .serialized)
+struct CallRelayCommandTests {
+    static func secretFile(_ secret: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pv-turn-secret-\(UUID().uuidString)")
+        try "# coturn static-auth-secret\n\(secret)\n".write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    @Test func relayOnlyCallGoesThroughCoturnAndSaysSo() async throws {
+        let coturn = try CoturnServer()
+        let secretFile = try Self.secretFile(coturn.secret)
+        defer { try? FileManager.default.removeItem(at: secretFile) }
+        let bridge = try BridgeProcess(extraArguments: ["--turn", coturn.url, "--turn-secret-file", secretFile.path])
+        defer { bridge.stop() }
+        let result = try await runPolyvoice(
+            [
+                "call", "--environment", "local:\(bridge.port)", "--input", "null", "--output", "null", "--duration",
+                "2", "--relay-only", "--json", "--verbose",
+            ],
+            environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try #require(result.stdout.split(separator: "\n").last { $0.contains(#""type":"summary""#) })
+        #expect(summary.contains(#""localCandidateType":"relay""#), "\(summary)")
+        #expect(summary.contains(#""relayProtocol":"udp""#))
+        #expect(!result.stdout.contains(coturn.secret) && !result.stderr.contains(coturn.secret))
+    }
+
+    @Test func turnOptionsNeedTheirSecretFromAFile() async throws {
+        let noSecret = try await runPolyvoice(["bridge", "--turn", "turn:127.0.0.1:3478"])
+        #expect(noSecret.status == 2)
+        #expect(noSecret.stderr.contains("--turn-secret-file"))
+        let badURL = try await runPolyvoice(
+            ["call", "--environment", "local:1", "--ice-server", "http://x"],
+            environment: ["POLYVOICE_WEBRTC_TOKEN": "abc12345"])
+        #expect(badURL.status == 2)
+        #expect(badURL.stderr.contains("--ice-server"))
+    }
+}
