@@ -31,6 +31,22 @@ struct CallRelayCommandTests {
         #expect(!result.stdout.contains(coturn.secret) && !result.stderr.contains(coturn.secret))
     }
 
+    @Test func relayOnlyWithRefusedCredentialsFailsAtOnceNamingTheServer() async throws {
+        let coturn = try CoturnServer()
+        let secretFile = try Self.secretFile("not-the-secret-of-this-coturn")
+        defer { try? FileManager.default.removeItem(at: secretFile) }
+        let bridge = try BridgeProcess(extraArguments: ["--turn", coturn.url, "--turn-secret-file", secretFile.path])
+        defer { bridge.stop() }
+        let began = Date()
+        let result = try await runPolyvoice(
+            ["call", "--environment", "local:\(bridge.port)", "--input", "null", "--output", "null", "--relay-only"],
+            environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
+        #expect(result.status == 4, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("TURN server 127.0.0.1:\(coturn.port) rejected the credentials (401)"))
+        // Gathering ends when the allocation fails, not at the connect timeout (30 s).
+        #expect(Date().timeIntervalSince(began) < 10)
+    }
+
     @Test func turnOptionsNeedTheirSecretFromAFile() async throws {
         let noSecret = try await runPolyvoice(["bridge", "--turn", "turn:127.0.0.1:3478"])
         #expect(noSecret.status == 2)

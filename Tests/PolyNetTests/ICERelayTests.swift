@@ -48,6 +48,19 @@ import Testing
         #expect(net.agents[0].localCandidates.map(\.kind) == [.host])
     }
 
+    @Test func relayOnlyGathersNoHostAndEndsAsSoonAsTheLastAllocationFailed() {
+        var configuration = F.configuration(seed: 1)
+        configuration.relayOnly = true
+        var net = ICETestNetwork([ICEAgent(configuration: configuration)])
+        net.handle(0, .pendingRelays(1))
+        net.handle(0, .gather(localAddresses: [F.clientAddress]))
+        net.run(for: .milliseconds(40))
+        #expect(gatheredAt(net) == nil)
+        net.handle(0, .pendingRelays(0))  // the allocation failed
+        #expect(gatheredAt(net) == .milliseconds(40))
+        #expect(net.agents[0].localCandidates.isEmpty)
+    }
+
     @Test func blockedDirectPathConnectsThroughTheRelay() throws {
         var net = ICETestNetwork([
             ICEAgent(configuration: F.configuration(seed: 1)),

@@ -79,11 +79,13 @@ extension ICEAgent {
         return min(cap, lastCandidateAt + configuration.gatheringQuiet)
     }
 
-    /// Completes when no STUN server can still answer, or 200 ms after the last candidate, or at the cap.
+    /// Completes when no STUN server or TURN allocation can still answer, or 200 ms after the last candidate,
+    /// or at the cap. Relay-only with nothing pending completes even without a candidate: none can come.
     mutating func checkGatheringDone(at now: Instant) {
         guard !isGatheringComplete, gatheringStart != nil else { return }
         let quietOrCapped = gatheringDeadline().map { now >= $0 } ?? false
-        guard quietOrCapped || (!hasPendingGathering && !localCandidates.isEmpty) else { return }
+        let nothingMoreCanCome = !hasPendingGathering && (!localCandidates.isEmpty || configuration.relayOnly)
+        guard quietOrCapped || nothingMoreCanCome else { return }
         isGatheringComplete = true
         transactions = transactions.filter { if case .gathering = $0.value.purpose { false } else { true } }
         emit(.gatheringComplete(localCandidates))

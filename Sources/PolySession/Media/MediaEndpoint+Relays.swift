@@ -38,6 +38,19 @@ extension MediaEndpoint {
         }
     }
 
+    /// What gathering found, for a "no path" error: the candidates by type and each TURN server that failed.
+    var pathsTried: String {
+        var parts: [String] = []
+        for kind in Candidate.Kind.allCases {
+            let found = ice.localCandidates.filter { $0.kind == kind }.map { "\($0.address)" }
+            if !found.isEmpty { parts.append("\(kind.rawValue) \(found.joined(separator: ", "))") }
+        }
+        if configuration.relayOnly { parts.append("relay only") }
+        if configuration.turnServers.isEmpty { parts.append("no TURN server") }
+        parts += relayFailures
+        return "tried " + parts.joined(separator: "; ")
+    }
+
     var pendingRelayCount: Int { relays.reduce(0) { $0 + ($1.pending ? 1 : 0) } }
 
     /// Bytes from a TURN server to the socket that talks to it: true if they were the relay's.
@@ -100,6 +113,7 @@ extension MediaEndpoint {
                 guard let relayed = relays[index].client.relayedAddress else { continue }
                 receive(bytes, from: peer, to: relayed, at: now)
             case .failed(let error):
+                relayFailures.append(error.description)  // before gathering may end and report what was tried
                 if relays[index].pending {
                     relays[index].pending = false
                     ice.handle(.pendingRelays(pendingRelayCount), at: now)

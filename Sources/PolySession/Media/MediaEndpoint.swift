@@ -36,6 +36,8 @@ public final class MediaEndpoint {
     var random: SeededRandom
     /// TURN allocations (client only), in `configuration.turnServers` order.
     var relays: [RelayAllocation] = []
+    /// Why TURN servers gave no candidate (for `pathsTried`).
+    var relayFailures: [String] = []
 
     // MARK: Negotiation
     var localAddresses: [TransportAddress] = []
@@ -280,9 +282,13 @@ public final class MediaEndpoint {
 
     private func handleICEEvent(_ event: ICEEvent, at now: Instant) {
         switch event {
-        case .gatheringComplete:
+        case .gatheringComplete(let candidates):
+            if candidates.isEmpty { emit(.noPath("No local candidate to offer: \(pathsTried)")) }
             emit(.gatheringComplete)
         case .stateChanged(let state):
+            if state == .failed, selectedPair == nil, configuration.role == .client {
+                emit(.noPath("Every connectivity check to the bridge failed: \(pathsTried)"))
+            }
             emit(.iceStateChanged(state))
         case .selectedPairChanged(let pair):
             selectedPair = pair

@@ -32,6 +32,9 @@ public enum MediaEvent: Sendable, Equatable {
     case remoteClosed
     /// The session cannot continue (DTLS failure, fingerprint mismatch, ICE failed); the text has no secrets.
     case failed(String)
+    /// No path to the far end: gathering found no candidate to offer, or every pair failed before one was
+    /// selected. The text says what was tried (candidates by type, each TURN server's outcome).
+    case noPath(String)
     /// A TURN server could not give a relay candidate, or lost its allocation; the call goes on with the
     /// other candidates. The text names the server, never a credential.
     case relayFailed(String)

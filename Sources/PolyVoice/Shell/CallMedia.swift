@@ -19,6 +19,8 @@ enum CallMediaEvent: Sendable, Equatable {
     case remoteClosed
     /// The session cannot continue; the text has no secrets.
     case failed(String)
+    /// No network path to the bridge (a `.transport` error); the text says what was tried.
+    case noPath(String)
 }
 
 /// One call's media session as the shell drives it. Every method may be called from any task.

@@ -443,6 +443,7 @@ extension CallMediaEvent {
         case .mediaStalled: .mediaStalled
         case .remoteClosed: .remoteHangup
         case .failed(let reason): .stepFailed(.sendOffer, .voice(.mediaFailed(reason)))
+        case .noPath(let reason): .stepFailed(.sendOffer, .transport(reason))
         }
     }
 }

@@ -119,6 +119,9 @@ private final class MediaEventMapper: Sendable {
             setFlowing(false)
             onEvent(.failed(reason))
         case .selectedPairChanged(let local, let remote): logger.debug("selected pair \(local) → \(remote)")
+        case .noPath(let reason):
+            setFlowing(false)
+            onEvent(.noPath(reason))
         case .relayFailed(let reason): logger.warn("TURN relay unavailable: \(reason)")
         case .closed: setFlowing(false)
         case .gatheringComplete: break
