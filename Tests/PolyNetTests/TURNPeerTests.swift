@@ -120,6 +120,20 @@ import Testing
         #expect(Self.indications(link.other).map(\.data) == [[3]])
     }
 
+    @Test func peersAskedForBeforeTheAllocationAreInstalledWithIt() throws {
+        var link = TURNTestLink()
+        link.client.handle(.permit(F.otherPeer.ip), at: .zero)
+        link.client.handle(.bindChannel(F.peer), at: .zero)
+        #expect(link.client.drain(at: .zero).isEmpty)  // nothing before .start
+        try link.handle(.start)
+        #expect(link.sent.map(\.message.method).prefix(2) == [.allocate, .allocate])
+        #expect(Set(link.sent.dropFirst(2).map(\.message.method)) == [.createPermission, .channelBind])
+        let events = link.events.map(\.output)
+        #expect(events.first == .allocated(relayed: F.relayed, mapped: F.mapped, lifetime: .seconds(600)))
+        #expect(events.contains(.permissionCreated(F.otherPeer.ip)))
+        #expect(events.contains(.channelBound(F.peer, channel: 0x4000)))
+    }
+
     @Test func sendsBeforeAllocationAreDropped() {
         var (client, _) = F.started()
         client.handle(.send([1], to: F.peer), at: .zero)
