@@ -69,8 +69,10 @@ import Testing
         link.client.handle(.received(link.server.success(permission)), at: link.now)
         #expect(Self.indications(link.client.drain(at: link.now).transmitted).map(\.data) == [[5]])
 
+        #expect(link.client.boundChannel(to: F.peer) == nil && link.client.hasPermission(for: F.peer.ip))
         link.client.handle(.received(link.server.success(bind)), at: link.now)
         #expect(link.client.drain(at: link.now) == [.channelBound(F.peer, channel: 0x4000)])
+        #expect(link.client.boundChannel(to: F.peer) == 0x4000)
         link.client.handle(.send([1, 2, 3, 4, 5], to: F.peer), at: link.now)
         let framed = try #require(link.client.drain(at: link.now).transmitted.first)
         #expect(framed == [0x40, 0x00, 0x00, 0x05, 1, 2, 3, 4, 5])  // UDP: no padding
