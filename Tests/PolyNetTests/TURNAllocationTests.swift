@@ -78,6 +78,28 @@ import Testing
         #expect(link.client.relayedAddress == F.relayed)
     }
 
+    @Test func lateAndForeignResponsesAreIgnored() throws {
+        var (client, outputs) = F.started()
+        var server = FakeTURNServer()
+        let first = try server.request(try #require(outputs.transmitted.first))
+        client.handle(.received(server.challenge(first)), at: .zero)
+        let second = try server.request(try #require(client.drain(at: .zero).transmitted.first))
+        // The challenge again (a retransmission's answer), a success for another id, a Refresh-typed success.
+        client.handle(.received(server.challenge(first)), at: .zero)
+        var other = try STUNMessage(decoding: server.success(second))
+        other.transactionID = STUNTransactionID(bytes: Array(repeating: 9, count: 12))!
+        client.handle(.received(other.encoded(integrityKey: server.key)), at: .zero)
+        var wrongMethod = other
+        wrongMethod.transactionID = second.transactionID
+        wrongMethod.method = .refresh
+        client.handle(.received(wrongMethod.encoded(integrityKey: server.key)), at: .zero)
+        #expect(client.drain(at: .zero).isEmpty)
+        client.handle(.received(server.success(second)), at: .zero)
+        #expect(client.drain(at: .zero).events.count == 1)
+        client.handle(.received(server.success(second)), at: .zero)  // a duplicate of the answer
+        #expect(client.drain(at: .zero).isEmpty)
+    }
+
     @Test func wrongPasswordFailsNamingOnlyTheServer() throws {
         var link = TURNTestLink()
         link.server.password = "another-password"

@@ -69,8 +69,10 @@ import Testing
         link.client.handle(.received(link.server.success(permission)), at: link.now)
         #expect(Self.indications(link.client.drain(at: link.now).transmitted).map(\.data) == [[5]])
 
+        #expect(link.client.boundChannel(to: F.peer) == nil && link.client.hasPermission(for: F.peer.ip))
         link.client.handle(.received(link.server.success(bind)), at: link.now)
         #expect(link.client.drain(at: link.now) == [.channelBound(F.peer, channel: 0x4000)])
+        #expect(link.client.boundChannel(to: F.peer) == 0x4000)
         link.client.handle(.send([1, 2, 3, 4, 5], to: F.peer), at: link.now)
         let framed = try #require(link.client.drain(at: link.now).transmitted.first)
         #expect(framed == [0x40, 0x00, 0x00, 0x05, 1, 2, 3, 4, 5])  // UDP: no padding
@@ -118,6 +120,20 @@ import Testing
         )
         try link.handle(.send([3], to: F.peer))
         #expect(Self.indications(link.other).map(\.data) == [[3]])
+    }
+
+    @Test func peersAskedForBeforeTheAllocationAreInstalledWithIt() throws {
+        var link = TURNTestLink()
+        link.client.handle(.permit(F.otherPeer.ip), at: .zero)
+        link.client.handle(.bindChannel(F.peer), at: .zero)
+        #expect(link.client.drain(at: .zero).isEmpty)  // nothing before .start
+        try link.handle(.start)
+        #expect(link.sent.map(\.message.method).prefix(2) == [.allocate, .allocate])
+        #expect(Set(link.sent.dropFirst(2).map(\.message.method)) == [.createPermission, .channelBind])
+        let events = link.events.map(\.output)
+        #expect(events.first == .allocated(relayed: F.relayed, mapped: F.mapped, lifetime: .seconds(600)))
+        #expect(events.contains(.permissionCreated(F.otherPeer.ip)))
+        #expect(events.contains(.channelBound(F.peer, channel: 0x4000)))
     }
 
     @Test func sendsBeforeAllocationAreDropped() {

@@ -30,9 +30,9 @@ public struct ChannelData: Hashable, Sendable {
 
     /// Parses one message (a UDP datagram, or one frame cut by `TURNStreamDeframer`); the header's length is
     /// checked against the bytes really there, and at most 3 bytes of padding may follow the data.
-    public init(parsing bytes: some RandomAccessCollection<UInt8>) throws(ParseError) {
-        let array = Array(bytes)
-        var reader = ByteReader(array)
+    public init<Bytes: RandomAccessCollection>(parsing bytes: Bytes) throws(ParseError)
+    where Bytes.Element == UInt8, Bytes.Index == Int {
+        var reader = ByteReader(bytes)
         let channel: UInt16
         let length: Int
         do {

@@ -6,6 +6,15 @@ extension TURNClient {
     /// The most application data one message can carry (16-bit lengths, with room for the STUN framing).
     static let maxDataLength = 0xFFFF - 64
 
+    /// The channel bound to `peer`, once the server confirmed it.
+    public func boundChannel(to peer: TransportAddress) -> UInt16? {
+        guard let channel = channels[peer], channel.bound else { return nil }
+        return channel.number
+    }
+
+    /// Whether the server confirmed a permission for `ip` (data to it is relayed without waiting).
+    public func hasPermission(for ip: IPAddress) -> Bool { permissions[ip]?.installed == true }
+
     mutating func permit(_ ip: IPAddress, at now: Instant) {
         guard permissions[ip] == nil else { return }
         permissions[ip] = TURNPermission()

@@ -30,7 +30,8 @@ public struct TURNStreamDeframer: Sendable {
     /// Bytes buffered and not yet returned as a frame.
     public var bufferedCount: Int { buffer.count - head }
 
-    /// Appends bytes read from the stream (any amount: a byte, a partial frame, many frames).
+    /// Appends bytes read from the stream (any amount: a byte, a partial frame, many frames). Drain
+    /// `nextFrame()` after each append: then at most one read plus one partial frame is ever buffered.
     public mutating func append(_ bytes: some Collection<UInt8>) {
         guard !broken else { return }
         var rest = bytes[...]

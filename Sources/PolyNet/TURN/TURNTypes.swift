@@ -5,7 +5,8 @@ import PolyCore
 public enum TURNInput: Sendable {
     /// Begin: send the first Allocate request (without credentials, to learn REALM and NONCE).
     case start
-    /// Bytes from the server: one datagram (`.udp`) or whatever a stream read returned (`.stream`).
+    /// Bytes from the server: one datagram (`.udp`) or whatever a stream read returned (`.stream`). Feed only
+    /// what came from `configuration.server` (on UDP the shell checks the source address).
     case received([UInt8])
     /// Relay `bytes` to `peer`: a ChannelData message once a channel is bound, a Send indication otherwise.
     /// Creates the peer IP's permission first if needed (the bytes wait for it). Dropped unless allocated.
