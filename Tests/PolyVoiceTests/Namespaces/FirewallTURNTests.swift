@@ -1,0 +1,155 @@
+// Calls from behind a firewall: the bridge and a coturn in one network namespace, the client in another whose
+// nftables output chain drops UDP to the bridge except to the TURN port (as offices and hotels do). The call
+// must connect through the relay the bridge hands out, and with refused TURN credentials fail clearly.
+// Needs root, network namespaces and nft (scripts/setup.sh installs nftables; CI runs as root).
+import Foundation
+import PolyAudio
+import PolyVoiceTesting
+import Testing
+
+@Suite("Calls through TURN from behind a firewall (namespaces, nftables, coturn)", .serialized, .timeLimit(.minutes(2)))
+struct FirewallTURNTests {
+    static let turnPort = 3478
+
+    struct Event: Decodable {
+        struct Pair: Decodable {
+            var localCandidateType: String
+            var relayProtocol: String?
+        }
+        var type: String
+        var result: String?
+        var exitCode: Int32?
+        var error: String?
+        var candidatePair: Pair?
+    }
+
+    /// The namespaces, a coturn and a bridge handing it out (signing with `bridgeSecret`), and the firewall.
+    struct Site {
+        let namespaces: NamespacePair
+        let directory: URL
+        let tokenFile: URL
+        let coturn: LineProcess
+        let bridge: LineProcess
+        let bridgeURL: String
+
+        func stop() {
+            bridge.stop()
+            coturn.stop()
+            namespaces.destroy()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    static func site(bridgeSecret: String? = nil) async throws -> Site {
+        let namespaces = try NamespacePair.create()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pv-fw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let secret = UUID().uuidString
+        let secretFile = directory.appendingPathComponent("turn-secret")
+        try "\(bridgeSecret ?? secret)\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        let tokenFile = directory.appendingPathComponent("token")
+        try "firewall-test-token-93af\n".write(to: tokenFile, atomically: true, encoding: .utf8)
+        let ip = namespaces.bridgeIP
+        let coturn = try LineProcess(
+            NamespacePair.inNamespace(
+                namespaces.bridgeNamespace,
+                [
+                    "/usr/bin/turnserver", "-n", "--no-cli", "--listening-ip=\(ip)", "--listening-port=\(turnPort)",
+                    "--relay-ip=\(ip)", "--min-port=49152", "--max-port=49400", "--use-auth-secret",
+                    "--static-auth-secret=\(secret)", "--realm=polyvoice.test", "--no-tls", "--no-dtls",
+                    "--pidfile=\(directory.path)/turn.pid", "--db=\(directory.path)/turndb",
+                    "--log-file=\(directory.path)/turn.log", "--simple-log", "--no-stdout-log",
+                ]))
+        let binary = NamespacePair.polyvoiceBinary().path
+        let bridge = try LineProcess(
+            NamespacePair.inNamespace(
+                namespaces.bridgeNamespace,
+                [
+                    binary, "bridge", "--host", ip, "--port", "0", "--agent", "echo", "--token-file", tokenFile.path,
+                    "--turn", "turn:\(ip):\(turnPort)", "--turn-secret-file", secretFile.path,
+                ]))
+        let site = Site(
+            namespaces: namespaces, directory: directory, tokenFile: tokenFile, coturn: coturn, bridge: bridge,
+            bridgeURL: "")
+        guard let listening = await bridge.waitForLine(timeout: .seconds(20), { $0.contains("listening on http://") }),
+            let url = bridge.lines[listening].split(separator: " ").first(where: { $0.hasPrefix("http://") })
+        else {
+            site.stop()
+            throw NamespacePair.SetupError(description: "the bridge did not start in its namespace")
+        }
+        try blockDirectUDP(in: namespaces, directory: directory)
+        return Site(
+            namespaces: namespaces, directory: directory, tokenFile: tokenFile, coturn: coturn, bridge: bridge,
+            bridgeURL: String(url))
+    }
+
+    /// The client's firewall: UDP to the bridge's address is dropped unless it goes to the TURN port.
+    static func blockDirectUDP(in namespaces: NamespacePair, directory: URL) throws {
+        let rules = directory.appendingPathComponent("firewall.nft")
+        try """
+        table inet pvfirewall {
+            chain out {
+                type filter hook output priority 0; policy accept;
+                ip daddr \(namespaces.bridgeIP) udp dport != \(turnPort) drop
+            }
+        }
+
+        """.write(to: rules, atomically: true, encoding: .utf8)
+        let nft = Process()
+        nft.executableURL = URL(fileURLWithPath: NamespacePair.ip)
+        nft.arguments = ["netns", "exec", namespaces.clientNamespace, "/usr/sbin/nft", "-f", rules.path]
+        try nft.run()
+        nft.waitUntilExit()
+        guard nft.terminationStatus == 0 else {
+            throw NamespacePair.SetupError(description: "nft -f failed (\(nft.terminationStatus)): install nftables")
+        }
+    }
+
+    static func call(_ site: Site, input: URL, output: URL) async throws -> (Event?, LineProcess) {
+        let client = try LineProcess(
+            NamespacePair.inNamespace(
+                site.namespaces.clientNamespace,
+                [
+                    NamespacePair.polyvoiceBinary().path, "call", "--bridge", site.bridgeURL, "--token-file",
+                    site.tokenFile.path, "--input", input.path, "--output", output.path, "--duration", "8", "--json",
+                ]))
+        let summary = await client.waitForLine(timeout: .seconds(45)) { $0.contains(#""type":"summary""#) }
+        _ = await client.waitForExit(timeout: .seconds(10))
+        return (
+            summary.flatMap { try? JSONDecoder().decode(Event.self, from: Data(client.lines[$0].utf8)) }, client
+        )
+    }
+
+    @Test("UDP to the bridge blocked except to the TURN port: the call connects over TURN/UDP")
+    func udpBlockedConnectsThroughTURN() async throws {
+        let site = try await Self.site()
+        defer { site.stop() }
+        let speech = try SpeechFixtures().speech(.male)
+        let received = site.directory.appendingPathComponent("received.wav")
+        let (summary, client) = try await Self.call(site, input: speech, output: received)
+        let result = try #require(summary, "no summary: \(client.lines.suffix(3))")
+        #expect(result.exitCode == 0, "\(result.error ?? "")")
+        #expect(result.candidatePair?.localCandidateType == "relay")
+        #expect(result.candidatePair?.relayProtocol == "udp")
+        let score = try QualityScorer().score(reference: speech, degraded: received, maxDelay: .seconds(3))
+        print(String(format: "firewall TURN/UDP echo: PESQ-WB %.2f, STOI %.2f", score.pesqWideband, score.stoi))
+        #expect(score.pesqWideband > 2.0)
+    }
+
+    @Test("refused TURN credentials with direct UDP blocked: exit 4 naming the TURN server")
+    func refusedCredentialsFailNamingTheServer() async throws {
+        let site = try await Self.site(bridgeSecret: "a-secret-coturn-does-not-share")
+        defer { site.stop() }
+        let silence = site.directory.appendingPathComponent("silence.wav")
+        try WAVFile(sampleRate: 48_000, layout: .mono, samples: .int16([Int16](repeating: 0, count: 48_000)))
+            .write(to: silence)
+        let (summary, client) = try await Self.call(
+            site, input: silence, output: site.directory.appendingPathComponent("out.wav"))
+        let result = try #require(summary, "no summary: \(client.lines.suffix(3))")
+        #expect(result.exitCode == 4)
+        let server = "\(site.namespaces.bridgeIP):\(Self.turnPort)"
+        #expect(
+            result.error?.contains("TURN server \(server) rejected the credentials (401)") == true,
+            "\(result.error ?? "")")
+    }
+}
