@@ -1,12 +1,10 @@
 // STUN server URLs from the provisioning response (`iceServers[].urls`) → addresses for the ICE agent.
-// IP literals are used as they are; host names are resolved with getaddrinfo on a thread of their own, so
-// neither the event loop, the audio clock nor the cooperative pool ever waits on DNS.
-import Foundation
+// IP literals are used as they are; host names are resolved by `HostLookup` on a thread of their own.
 import PolyNet
 
 enum STUNServerResolver {
     /// The addresses of every `stun:` URL: the literal, or the first IPv4 and first IPv6 address of the name.
-    /// Other schemes (`stuns:`, `turn:`, `turns:`) are skipped: they are not supported yet.
+    /// `turn:`/`turns:` URLs are `TURNServerResolver`'s; `stuns:` is not supported.
     /// Throws `.transport` naming the server when a URL is malformed or its name does not resolve.
     static func resolve(_ urls: [String]) async throws(PolyError) -> [TransportAddress] {
         var addresses: [TransportAddress] = []
@@ -19,7 +17,7 @@ enum STUNServerResolver {
             if let literal = url.literalAddress {
                 found = [literal]
             } else {
-                switch await lookUpOffThread(host: url.host, port: url.port) {
+                switch await HostLookup.lookUpOffThread(host: url.host, port: url.port) {
                 case .success(let resolved): found = resolved
                 case .failure(let reason):
                     throw .transport("The STUN server \"\(url.host):\(url.port)\" could not be resolved: \(reason)")
@@ -28,52 +26,5 @@ enum STUNServerResolver {
             for address in found where !addresses.contains(address) { addresses.append(address) }
         }
         return addresses
-    }
-
-    /// Why a name did not resolve (getaddrinfo's message).
-    struct LookupFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// `lookUp` on a new thread (getaddrinfo blocks for as long as the system resolver takes).
-    static func lookUpOffThread(host: String, port: UInt16) async -> Result<[TransportAddress], LookupFailure> {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: lookUp(host: host, port: port)) }
-        }
-    }
-
-    /// Blocking getaddrinfo for UDP: the first IPv4 and the first IPv6 address, in that order.
-    static func lookUp(host: String, port: UInt16) -> Result<[TransportAddress], LookupFailure> {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, nil, &hints, &list)
-        guard status == 0 else {
-            let reason = status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status))
-            return .failure(LookupFailure(description: reason))
-        }
-        defer { freeaddrinfo(list) }
-        var v4: IPAddress?
-        var v6: IPAddress?
-        var entry = list
-        while let info = entry?.pointee {
-            entry = info.ai_next
-            guard let address = info.ai_addr else { continue }
-            if info.ai_family == AF_INET, v4 == nil {
-                let bytes = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                    withUnsafeBytes(of: pointer.pointee.sin_addr) { Array($0) }
-                }
-                v4 = IPAddress(bytes: bytes)
-            } else if info.ai_family == AF_INET6, v6 == nil {
-                let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                    withUnsafeBytes(of: pointer.pointee.sin6_addr) { Array($0) }
-                }
-                v6 = IPAddress(bytes: bytes)
-            }
-        }
-        let found = [v4, v6].compactMap { $0 }.map { TransportAddress(ip: $0, port: port) }
-        guard !found.isEmpty else { return .failure(LookupFailure(description: "no IPv4 or IPv6 address")) }
-        return .success(found)
     }
 }

@@ -31,7 +31,7 @@ enum TURNServerResolver {
                 if let literal = url.literalAddress {
                     addresses = [literal]
                 } else {
-                    switch await STUNServerResolver.lookUpOffThread(host: url.host, port: url.port) {
+                    switch await HostLookup.lookUpOffThread(host: url.host, port: url.port) {
                     case .success(let found): addresses = found
                     case .failure(let reason):
                         logger.warn("TURN server \(name) could not be resolved: \(reason)")

@@ -7,6 +7,8 @@ extension Subcommand {
         summary: "Check libraries, audio system, tools and the media path; say what to fix",
         help: """
             Usage: polyvoice doctor [--json]
+                   polyvoice doctor --network (--bridge URL | --environment ENV) [--token-file F]
+                                    [--ice-server URL]... [--json]
 
             Checks, one line each (✓ works, ! warning, ✗ failure, with what to do):
               Libraries       Opus, libsrtp2, OpenSSL, libwebsockets and PortAudio load and start (versions)
@@ -18,6 +20,12 @@ extension Subcommand {
 
             Audio devices and tools are warnings: calls from files, app buffers and bots need neither.
 
+            With --network it checks, from where it runs, the paths a call can take instead: the bridge's REST
+            API (one provision, then its DELETE; the token as for `call`), a STUN binding with every STUN server
+            the bridge hands out (the server-reflexive address) and a TURN allocation with every TURN server
+            (with the call's credentials), plus each --ice-server (TURN credentials as for `call`). A blocked
+            STUN or TURN server is a warning with what to open; an unreachable bridge is a failure.
+
             Options:
               --json   Print {"ok": BOOL, "checks": [{group, name, status, detail, fix}]} instead
 
@@ -27,9 +35,18 @@ extension Subcommand {
 }
 
 private func runDoctor(_ arguments: [String]) throws -> Int32 {
-    let parsed = try Arguments(arguments, valued: [], flagNames: ["json"])
+    let parsed = try Arguments(
+        arguments, valued: ["bridge", "environment", "token-file", "ice-server", "turn-credential-file"],
+        flagNames: ["json", "network"])
     guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-    let checks = LibraryChecks.all() + AudioSystemChecks.all() + ToolChecks.all() + PipelineChecks.all()
+    let checks: [DoctorCheck]
+    if parsed.flag("network") {
+        checks = NetworkChecks.all(
+            bridge: try CallCommand.environment(parsed).bridgeBaseURL, token: try CallCommand.webCallingToken(parsed),
+            extra: try ICEServerArguments.servers(parsed))
+    } else {
+        checks = LibraryChecks.all() + AudioSystemChecks.all() + ToolChecks.all() + PipelineChecks.all()
+    }
     let failed = checks.filter { $0.status == .fail }.count
     if parsed.flag("json") {
         let object: [String: Any] = ["ok": failed == 0, "checks": checks.map(\.json)]

@@ -1,0 +1,138 @@
+// `polyvoice doctor --network`: from where it runs, can a call reach the bridge, and which paths work?
+// The bridge's REST API (a provision, then its DELETE), each STUN server it hands out (server-reflexive
+// address) and each TURN server (an allocation with the call's credentials), plus `--ice-server`s.
+import Foundation
+import PolyNet
+import PolySignaling
+import PolyVoice
+import Synchronization
+
+enum NetworkChecks {
+    static let group = "Network"
+
+    static func all(bridge: URL, token: String, extra: [ICEServerConfiguration]) -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        let began = Date()
+        let provisioned = blocking { () async -> Result<ProvisionedCall, SignalingError> in
+            let client = BridgeClient(configuration: .init(baseURL: bridge, webCallingToken: token))
+            do throws(SignalingError) {
+                let call = try await client.provision()
+                await client.hangUp()
+                return .success(call)
+            } catch {
+                return .failure(error)
+            }
+        }
+        var servers = extra.map { ICEServer(urls: $0.urls, username: $0.username, credential: $0.credential) }
+        switch provisioned {
+        case .success(let call):
+            checks.append(
+                .pass(
+                    group, "bridge \(bridge.host ?? "")",
+                    String(
+                        format: "provisioned a call in %.0f ms; it hands out %d STUN/TURN entr%@",
+                        Date().timeIntervalSince(began) * 1000, call.iceServers.count,
+                        call.iceServers.count == 1 ? "y" : "ies")))
+            servers = call.iceServers + servers
+        case .failure(let error):
+            checks.append(
+                .problem(
+                    group, "bridge \(bridge.host ?? "")", required: true, "\(error)",
+                    fix:
+                        "check the URL and the web calling token, and that HTTPS (TCP 443 or the bridge's port) is open"
+                ))
+        }
+        if servers.isEmpty {
+            checks.append(
+                .problem(
+                    group, "STUN/TURN", required: false, "no STUN or TURN server to try",
+                    fix: "calls need direct UDP to the bridge; behind a firewall give --ice-server turn:HOST:PORT"))
+        }
+        for server in servers {
+            for url in server.urls {
+                checks.append(check(url, username: server.username, credential: server.credential))
+            }
+        }
+        return checks
+    }
+
+    static func check(_ text: String, username: String?, credential: String?) -> DoctorCheck {
+        guard let url = ICEServerURL(text) else {
+            return .problem(
+                group, text, required: false, "malformed URL", fix: "use stun:HOST[:PORT] or turn:HOST[:PORT]")
+        }
+        let name = "\(url.scheme.rawValue) \(url.host):\(url.port)\(url.transport.map { "?transport=\($0)" } ?? "")"
+        guard let address = resolve(url) else {
+            return .problem(group, name, required: false, "the name does not resolve", fix: "check DNS from here")
+        }
+        switch url.scheme {
+        case .stun:
+            let began = Date()
+            guard let mapped = try? NetworkProbe.stunBinding(address) else {
+                return .problem(
+                    group, name, required: false, "no answer in 3 s (UDP blocked?)",
+                    fix: "allow UDP to \(address), or rely on a TURN server")
+            }
+            return .pass(
+                group, name,
+                String(
+                    format: "server-reflexive address %@ (%.0f ms)", "\(mapped)", Date().timeIntervalSince(began) * 1000
+                ))
+        case .turn where (url.transport ?? "udp") == "udp":
+            guard let username, let credential else {
+                return .problem(
+                    group, name, required: false, "no credentials",
+                    fix: "set POLYVOICE_TURN_USERNAME and POLYVOICE_TURN_CREDENTIAL or --turn-credential-file")
+            }
+            let began = Date()
+            let configuration = TURNClientConfiguration(
+                server: address, serverName: "\(url.host):\(url.port)", transport: .udp, username: username,
+                password: credential, randomSeed: UInt64.random(in: 0...UInt64.max))
+            switch try? NetworkProbe.turnAllocation(configuration) {
+            case .success(let allocation):
+                return .pass(
+                    group, name,
+                    String(
+                        format: "relay %@ (%.0f ms): calls work even where direct UDP is blocked",
+                        "\(allocation.relayed)", Date().timeIntervalSince(began) * 1000))
+            case .failure(let error):
+                return .problem(group, name, required: false, error.description, fix: fix(for: error, address))
+            case nil:
+                return .problem(group, name, required: false, "no UDP socket", fix: "check the local network")
+            }
+        case .turn, .turns:
+            return .problem(
+                group, name, required: false, "TURN over TCP and TLS is not checked yet",
+                fix: "calls use the bridge's UDP TURN servers")
+        case .stuns:
+            return .problem(group, name, required: false, "stuns: is not supported", fix: "use stun: or turns:")
+        }
+    }
+
+    static func fix(for error: TURNError, _ address: TransportAddress) -> String {
+        switch error {
+        case .unauthorized, .wrongCredentials:
+            "the TURN credentials are wrong or expired: check them or the bridge's TURN secret"
+        case .timeout: "allow UDP to \(address) (or use TURN over TCP/TLS)"
+        default: "ask the TURN server's operator"
+        }
+    }
+
+    static func resolve(_ url: ICEServerURL) -> TransportAddress? {
+        if let literal = url.literalAddress { return literal }
+        return try? HostLookup.lookUp(host: url.host, port: url.port).get().first
+    }
+
+    /// Runs `work` on the cooperative pool and waits for it (doctor is a synchronous command).
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let value = await work()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+}
