@@ -63,6 +63,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var dryRange: Range<Int64>?
     /// Samples concealed while waiting for a late packet under that rule (they become headroom if it arrives).
     private var waitedForLate = 0
+    /// Samples pulled at the latest pull time so far, and in the whole previous burst of pulls at one time (a shell
+    /// playing 20 ms per clock tick pulls two 10 ms frames at once).
+    private var burstSamples = 0
+    private var lastBurstSamples = 0
+    private var lastPull: Instant?
     private var now = Instant.zero
     private let limits: PlayoutLimits
     /// The decoder producing audio (exposed so callers can inspect or reuse it). Stored last: the fields before it
@@ -166,6 +171,12 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     public mutating func pull(at now: Instant, into output: UnsafeMutableBufferPointer<Int16>) -> PlayoutOperation {
         precondition(output.count == configuration.frameSamples, "pull needs exactly frameSamples samples")
         self.now = max(self.now, now)
+        if lastPull != now {
+            lastBurstSamples = burstSamples
+            burstSamples = 0
+            lastPull = now
+        }
+        burstSamples += output.count
         if mode == .playing {
             filteredLevel += 0.05 * (Double(levelSamples) - filteredLevel)
         }
@@ -271,7 +282,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         decodedEnd = playPosition
         lastWasDTX = stored.length <= 2
         stalled = 0
-        if waitedForLate > 0 { raiseHeadroom(waitedForLate) }
+        if waitedForLate > 0, max(burstSamples, lastBurstSamples) >= packetSamples { raiseHeadroom(waitedForLate) }
         waitedForLate = 0
         dryRange = nil
         return emitDecoded(range: skip..<decoded, arrival: stored.arrival)
