@@ -57,6 +57,24 @@ import Testing
         #expect(run.concealedPerSecond.dropFirst(6).allSatisfy { $0 == 0 }, "\(run.concealedPerSecond)")
     }
 
+    @Test func withoutTimeStretchWaitsStopOnceTheirDelayIsFull() {
+        // A bridge's agents play without time-stretching, so nothing takes a wait's delay back: a minute of catch-up
+        // ticks and late sender ticks must neither settle into concealment nor pile up delay.
+        var configuration = JitterBufferConfiguration()
+        configuration.maximumStretchRatio = 0
+        for (i, phase) in Self.phases.enumerated() {
+            var scenario = PlayoutClockScenario(arrivalPhaseMs: phase, seconds: 60, configuration: configuration)
+            scenario.seed = 400 + UInt64(i)
+            scenario.sendLateMs = { $0.unit() * 8 }
+            scenario.tickLateMs = { random in random.unit() < 0.02 ? 22 + random.unit() * 10 : random.unit() * 8 }
+            let run = runPlayoutClock(scenario)
+            #expect(run.concealedShare < 0.01, "phase \(phase): \(run.concealedShare * 100) % concealed")
+            // At most three 20 ms waits on top of a clean delay (under 20 ms after the phase).
+            #expect(run.statistics.meanDelayMilliseconds < 20 + 20 + 60, "phase \(phase)")
+            #expect(run.targetMs.last! <= 12 + 60 + 1)
+        }
+    }
+
     @Test func cleanClockedPlayoutConcealsNothingWithLowDelay() {
         for phase in stride(from: 0.5, to: 20, by: 2.5) {
             let run = runPlayoutClock(PlayoutClockScenario(arrivalPhaseMs: phase, seconds: 10))

@@ -248,7 +248,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         // every packet for as long as the phase stays there.
         let n = configuration.frameSamples
         let underflowsRepeat = lastUnderflowLate.map { recent($0, within: limits.lateBurstNanoseconds) } ?? false
-        let waitLimit = underflowsRepeat ? max(limits.stallLimitSamples, packetSamples) : limits.stallLimitSamples
+        let mayWait = underflowsRepeat && heldHeadroom + waitedForLate + n <= limits.maximumHeadroomSamples
+        let waitLimit = mayWait ? max(limits.stallLimitSamples, packetSamples) : limits.stallLimitSamples
         let advance = stalled >= waitLimit
         if advance {
             let start = dryRange.map { $0.upperBound == playPosition ? $0.lowerBound : playPosition } ?? playPosition
@@ -372,9 +373,17 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// A wait for a late packet ended with the packet: the playout point moved later by `samples`. The target keeps
     /// that delay for `underflowHold` (waits within it add up), or the level control would take it back.
     private mutating func raiseHeadroom(_ samples: Int) {
-        let held = headroomSince.map { recent($0, within: limits.underflowHoldNanoseconds) } ?? false
-        headroomSamples = min((held ? headroomSamples : 0) + samples, limits.maximumHeadroomSamples)
+        headroomSamples = min(heldHeadroom + samples, limits.maximumHeadroomSamples)
         headroomSince = now
+    }
+
+    /// The headroom in force. Without time-stretching it never lapses: nothing can take that delay back, so
+    /// forgetting it would let later waits pile up delay without bound; once it is full, underflows skip again.
+    private var heldHeadroom: Int {
+        guard let headroomSince else { return 0 }
+        let held =
+            configuration.maximumStretchRatio == 0 || recent(headroomSince, within: limits.underflowHoldNanoseconds)
+        return held ? headroomSamples : 0
     }
 
     /// A packet arrived after its slot was played (concealed or recovered from FEC): it was reordered or delayed,
@@ -495,9 +504,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// The target delay in nanoseconds (`targetDelay` without `Duration` arithmetic).
     private var targetNanoseconds: Int64 {
         var ms = estimator.requiredMilliseconds + frameMilliseconds
-        if let headroomSince, recent(headroomSince, within: limits.underflowHoldNanoseconds) {
-            ms += Double(headroomSamples) * 1000 / Double(configuration.sampleRate)
-        }
+        if headroomSince != nil { ms += Double(heldHeadroom) * 1000 / Double(configuration.sampleRate) }
         if let lastLoss, recent(lastLoss, within: limits.fecHoldNanoseconds) {
             // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
             // covers part of it.

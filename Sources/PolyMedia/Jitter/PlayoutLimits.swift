@@ -16,7 +16,7 @@ struct PlayoutLimits {
     let fecHoldNanoseconds: Int64
     let lateBurstNanoseconds: Int64
     let underflowHoldNanoseconds: Int64
-    /// The most headroom that waits for late packets may add to the target (100 ms).
+    /// The most delay that waits for late packets may add (60 ms: three 20 ms ticks' worth of clock phase).
     let maximumHeadroomSamples: Int
     let minimumDelayMilliseconds: Double
     let maximumDelayMilliseconds: Double
@@ -34,7 +34,7 @@ struct PlayoutLimits {
         fecHoldNanoseconds = configuration.fecHoldAfterLoss.totalNanoseconds
         lateBurstNanoseconds = configuration.lateBurstWindow.totalNanoseconds
         underflowHoldNanoseconds = configuration.underflowHold.totalNanoseconds
-        maximumHeadroomSamples = samples(.milliseconds(100))
+        maximumHeadroomSamples = samples(.milliseconds(60))
         minimumDelayMilliseconds = configuration.minimumDelay.inMilliseconds
         maximumDelayMilliseconds = configuration.maximumDelay.inMilliseconds
     }
