@@ -44,6 +44,8 @@ run CallBench .build/release/CallBench --out out/callbench
 run JitterEval bash Benchmarks/JitterEval/run.sh
 # Issue 7: concurrent echo calls against `polyvoice bridge` (a child process), within a 3-minute budget.
 run BridgeLoad .build/release/BridgeLoad --budget 170
+# Issue 20: ten concurrent echo calls, two busy processes part of the time; no call may conceal audio it received.
+run ConcealLoad .venv/bin/python Benchmarks/ConcealLoad/run.py --runs 3
 
 echo "end_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$LOGS/machine.txt"
 echo "end_loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$LOGS/machine.txt"

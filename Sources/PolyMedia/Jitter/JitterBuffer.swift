@@ -51,6 +51,23 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var lastLoss: Instant?
     private var lastLate: Instant?
     private var reorderSeen: Instant?
+    /// The last time a packet turned up after the buffer had run dry and concealed (part of) its slot: playout ran
+    /// ahead of the arrivals, which lets the next underflow wait for its packet instead of skipping it.
+    private var lastUnderflowLate: Instant?
+    /// Extra target delay (samples) kept after waits for late packets, so the level control keeps the delay they
+    /// added; `headroomSince` is when it was last raised (it lapses `underflowHold` later).
+    private var headroomSamples = 0
+    private var headroomSince: Instant?
+    /// The media range the buffer concealed with nothing buffered and skipped (nil once audio was decoded after it):
+    /// a packet arriving for it shows the buffer ran dry because playout is ahead, not because of loss.
+    private var dryRange: Range<Int64>?
+    /// Samples concealed while waiting for a late packet under that rule (they become headroom if it arrives).
+    private var waitedForLate = 0
+    /// Samples pulled at the latest pull time so far, and in the whole previous burst of pulls at one time (a shell
+    /// playing 20 ms per clock tick pulls two 10 ms frames at once).
+    private var burstSamples = 0
+    private var lastBurstSamples = 0
+    private var lastPull: Instant?
     private var now = Instant.zero
     private let limits: PlayoutLimits
     /// The decoder producing audio (exposed so callers can inspect or reuse it). Stored last: the fields before it
@@ -113,6 +130,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             highestRTPTimestamp = rtpTimestamp
         }
         if decoder.carriesFEC(payload) { statistics.fecPacketsReceived += 1 }
+        if let dry = dryRange, timestamp < dry.upperBound, timestamp + Int64(packetSamples) > dry.lowerBound {
+            lastUnderflowLate = now
+        }
         estimator.update(
             arrivalMs: arrival.milliseconds, mediaMs: Double(timestamp) * 1000 / Double(configuration.sampleRate))
 
@@ -151,6 +171,12 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     public mutating func pull(at now: Instant, into output: UnsafeMutableBufferPointer<Int16>) -> PlayoutOperation {
         precondition(output.count == configuration.frameSamples, "pull needs exactly frameSamples samples")
         self.now = max(self.now, now)
+        if lastPull != now {
+            lastBurstSamples = burstSamples
+            burstSamples = 0
+            lastPull = now
+        }
+        burstSamples += output.count
         if mode == .playing {
             filteredLevel += 0.05 * (Double(levelSamples) - filteredLevel)
         }
@@ -216,9 +242,21 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             conceal(min(configuration.frameSamples, gap), advance: true)
             return .expand
         }
-        // Nothing buffered: the packet is late or lost. Wait for it (concealing) up to the stall limit.
+        // Nothing buffered: the packet is late or lost. Wait for it (concealing) up to the stall limit, or up to a
+        // packet while packets have recently turned up just after running dry (playout runs ahead of them: a
+        // shell pulling on a clock whose phase sits right at the arrivals); skipping would then conceal a part of
+        // every packet for as long as the phase stays there.
         let n = configuration.frameSamples
-        let advance = stalled >= limits.stallLimitSamples
+        let underflowsRepeat = lastUnderflowLate.map { recent($0, within: limits.lateBurstNanoseconds) } ?? false
+        let mayWait = underflowsRepeat && heldHeadroom + waitedForLate + n <= limits.maximumHeadroomSamples
+        let waitLimit = mayWait ? max(limits.stallLimitSamples, packetSamples) : limits.stallLimitSamples
+        let advance = stalled >= waitLimit
+        if advance {
+            let start = dryRange.map { $0.upperBound == playPosition ? $0.lowerBound : playPosition } ?? playPosition
+            dryRange = start..<(playPosition + Int64(n))
+        } else if stalled >= limits.stallLimitSamples {
+            waitedForLate += n
+        }
         conceal(n, advance: advance)
         if !advance { stalled += n }
         if concealRun >= limits.outageSamples { mode = .idle(.outage) }
@@ -245,6 +283,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         decodedEnd = playPosition
         lastWasDTX = stored.length <= 2
         stalled = 0
+        if waitedForLate > 0, max(burstSamples, lastBurstSamples) >= packetSamples { raiseHeadroom(waitedForLate) }
+        waitedForLate = 0
+        dryRange = nil
         return emitDecoded(range: skip..<decoded, arrival: stored.arrival)
     }
 
@@ -260,6 +301,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         playPosition += Int64(recovered)
         decodedEnd = playPosition
         stalled = 0
+        waitedForLate = 0
         let operation = emitDecoded(range: 0..<recovered, arrival: next.arrival)
         return operation == .normal ? .fecRecovery : operation
     }
@@ -326,6 +368,22 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         statistics.insertedSamplesForDeceleration += UInt64(lag)
         filteredLevel += Double(lag)
         return (TimeStretcher.preemptiveExpand(block, lag: lag, into: stretchScratch.samples), .preemptiveExpand)
+    }
+
+    /// A wait for a late packet ended with the packet: the playout point moved later by `samples`. The target keeps
+    /// that delay for `underflowHold` (waits within it add up), or the level control would take it back.
+    private mutating func raiseHeadroom(_ samples: Int) {
+        headroomSamples = min(heldHeadroom + samples, limits.maximumHeadroomSamples)
+        headroomSince = now
+    }
+
+    /// The headroom in force. Without time-stretching it never lapses: nothing can take that delay back, so
+    /// forgetting it would let later waits pile up delay without bound; once it is full, underflows skip again.
+    private var heldHeadroom: Int {
+        guard let headroomSince else { return 0 }
+        let held =
+            configuration.maximumStretchRatio == 0 || recent(headroomSince, within: limits.underflowHoldNanoseconds)
+        return held ? headroomSamples : 0
     }
 
     /// A packet arrived after its slot was played (concealed or recovered from FEC): it was reordered or delayed,
@@ -424,6 +482,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         decodedEnd = nil
         discardBefore = nil
         lastWasDTX = false
+        dryRange = nil
+        waitedForLate = 0
         endConcealment()
         mode = .idle(.start)
     }
@@ -444,6 +504,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// The target delay in nanoseconds (`targetDelay` without `Duration` arithmetic).
     private var targetNanoseconds: Int64 {
         var ms = estimator.requiredMilliseconds + frameMilliseconds
+        if headroomSince != nil { ms += Double(heldHeadroom) * 1000 / Double(configuration.sampleRate) }
         if let lastLoss, recent(lastLoss, within: limits.fecHoldNanoseconds) {
             // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
             // covers part of it.

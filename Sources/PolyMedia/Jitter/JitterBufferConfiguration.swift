@@ -28,6 +28,11 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     public var reorderHoldFraction: Double = 0.75
     /// Two late arrivals closer than this count as reordering (and switch to `reorderHoldFraction`).
     public var lateBurstWindow: Duration = .seconds(2)
+    /// Within `lateBurstWindow` of a packet that turned up after the buffer had run dry and skipped its slot, the
+    /// next underflow waits up to a packet for its packet instead of skipping, and the target keeps the delay that
+    /// wait added this long (a playout clock of the sender's pace whose phase sits right at the arrivals would
+    /// otherwise conceal part of every packet).
+    public var underflowHold: Duration = .seconds(20)
     /// Most of the output that time-scale modification may add or remove (rate limit). `0` turns time-scale
     /// modification off entirely: no accelerate or preemptive expand (not even in pauses) and no pitch search, so
     /// playout costs little more than decoding; the delay then follows the network, corrected only by concealment

@@ -15,6 +15,9 @@ struct PlayoutLimits {
     let maximumConcealmentSamples: Int
     let fecHoldNanoseconds: Int64
     let lateBurstNanoseconds: Int64
+    let underflowHoldNanoseconds: Int64
+    /// The most delay that waits for late packets may add (60 ms: three 20 ms ticks' worth of clock phase).
+    let maximumHeadroomSamples: Int
     let minimumDelayMilliseconds: Double
     let maximumDelayMilliseconds: Double
 
@@ -30,6 +33,8 @@ struct PlayoutLimits {
         maximumConcealmentSamples = samples(configuration.maximumConcealment)
         fecHoldNanoseconds = configuration.fecHoldAfterLoss.totalNanoseconds
         lateBurstNanoseconds = configuration.lateBurstWindow.totalNanoseconds
+        underflowHoldNanoseconds = configuration.underflowHold.totalNanoseconds
+        maximumHeadroomSamples = samples(.milliseconds(60))
         minimumDelayMilliseconds = configuration.minimumDelay.inMilliseconds
         maximumDelayMilliseconds = configuration.maximumDelay.inMilliseconds
     }

@@ -10,6 +10,9 @@ public enum QualityWarning: String, Hashable, Sendable, CaseIterable, CustomStri
     case highLoss
     /// Estimated MOS (E-model) below the threshold (default 3.5) in 3 of the last 5 samples.
     case lowMOS
+    /// More than the threshold (default 3 %) of the audio played was concealed in 3 of the last 5 samples:
+    /// packets lost, or arriving too late for playout even when none is lost.
+    case highConcealment
     /// The microphone level has not changed for several seconds: likely a dead or stuck input.
     case constantInputLevel
 
@@ -19,6 +22,7 @@ public enum QualityWarning: String, Hashable, Sendable, CaseIterable, CustomStri
         case .highJitter: "high jitter"
         case .highLoss: "high packet loss"
         case .lowMOS: "low estimated call quality (MOS)"
+        case .highConcealment: "high concealment (audio missing or late)"
         case .constantInputLevel: "constant microphone level (input may be dead)"
         }
     }

@@ -3,7 +3,7 @@ import PolyCore
 
 /// Watches per-second statistics and raises or clears `QualityWarning`s.
 ///
-/// Network warnings (RTT, jitter, loss, MOS) are raised when the condition holds in `raiseCount`
+/// Network and playout warnings (RTT, jitter, loss, MOS, concealment) are raised when the condition holds in `raiseCount`
 /// (3) of the last `window` (5) samples and cleared only when it holds in at most `clearCount` (1)
 /// of them. The constant-input-level warning is raised when the microphone level stayed within
 /// `constantLevelTolerance` (0.1 dB) over `constantLevelSamples` (10) consecutive samples and
@@ -16,6 +16,8 @@ public struct QualityMonitor: Sendable {
         public var jitter: Duration = .milliseconds(30)
         public var loss: Double = 0.01
         public var mos: Double = 3.5
+        /// Concealed share of the samples played in a second (a single 20 ms concealment is 2 %).
+        public var concealment: Double = 0.03
         public var window = 5
         public var raiseCount = 3
         public var clearCount = 1
@@ -40,16 +42,22 @@ public struct QualityMonitor: Sendable {
         self.thresholds = thresholds
     }
 
-    /// The E-model MOS estimate (1…4.5) for these network conditions (for status lines).
-    public static func mosEstimate(rtt: Duration, jitter: Duration, loss: Double) -> Double {
-        EModel.mos(rFactor: EModel.rFactor(rtt: rtt, jitter: jitter, loss: loss))
+    /// The E-model MOS estimate (1…4.5) for these network and playout conditions (for status lines);
+    /// `concealed` and `stretched` are the shares of the played samples (see `QualitySample`).
+    public static func mosEstimate(
+        rtt: Duration, jitter: Duration, loss: Double, concealed: Double = 0, stretched: Double = 0
+    ) -> Double {
+        EModel.mos(
+            rFactor: EModel.rFactor(rtt: rtt, jitter: jitter, loss: loss, concealed: concealed, stretched: stretched))
     }
 
     /// Feeds one sample; returns the warnings raised and cleared by it, in `QualityWarning` order.
     public mutating func add(_ sample: QualitySample) -> [QualityWarningEvent] {
         var mos: Double?
         if let rtt = sample.rtt {
-            mos = Self.mosEstimate(rtt: rtt, jitter: sample.jitter, loss: sample.lossFraction)
+            mos = Self.mosEstimate(
+                rtt: rtt, jitter: sample.jitter, loss: sample.lossFraction, concealed: sample.concealedFraction,
+                stretched: sample.stretchedFraction)
             latestMOS = mos
         }
         var events: [QualityWarningEvent] = []
@@ -57,6 +65,7 @@ public struct QualityMonitor: Sendable {
         record(.highJitter, sample.jitter > thresholds.jitter, into: &events)
         record(.highLoss, sample.lossFraction > thresholds.loss, into: &events)
         record(.lowMOS, mos.map { $0 < thresholds.mos } ?? false, into: &events)
+        record(.highConcealment, sample.concealedFraction > thresholds.concealment, into: &events)
         recordLevel(sample.inputLevelDBFS, into: &events)
         return events
     }

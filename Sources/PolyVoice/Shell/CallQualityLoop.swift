@@ -32,9 +32,19 @@ final class CallQualityLoop: Sendable {
         let lost = max(0, stats.inboundRtp.packetsLost - previous.inboundRtp.packetsLost)
         let expected = max(0, received) + lost
         let loss = expected > 0 ? Double(lost) / Double(expected) : 0
+        let (now, before) = (stats.inboundRtp, previous.inboundRtp)
+        // Playout's share of the samples played since the last sample (counters restart with a new stream).
+        func share(_ count: UInt64, _ previousCount: UInt64) -> Double {
+            let played = now.totalSamplesReceived &- before.totalSamplesReceived
+            guard now.totalSamplesReceived > before.totalSamplesReceived, count >= previousCount else { return 0 }
+            return min(Double(count - previousCount) / Double(played), 1)
+        }
         return QualitySample(
             rtt: stats.remoteInboundRtp.roundTripTime.map { .milliseconds(Int64($0 * 1000)) },
             jitter: .milliseconds(Int64(stats.inboundRtp.jitter * 1000)), lossFraction: loss,
-            inputLevelDBFS: inputLevel)
+            inputLevelDBFS: inputLevel, concealedFraction: share(now.concealedSamples, before.concealedSamples),
+            stretchedFraction: share(
+                now.insertedSamplesForDeceleration + now.removedSamplesForAcceleration,
+                before.insertedSamplesForDeceleration + before.removedSamplesForAcceleration))
     }
 }

@@ -193,6 +193,33 @@ final class JSONCallReporter: CallReporter {
         }
     }
 
+    /// The jitter buffer's playout counters (W3C inbound-rtp names; samples at the playout rate) and mean delays.
+    struct PlayoutFigures: Encodable {
+        var totalSamplesReceived: UInt64
+        var concealedSamples: UInt64
+        var silentConcealedSamples: UInt64
+        var concealmentEvents: UInt64
+        var insertedSamplesForDeceleration: UInt64
+        var removedSamplesForAcceleration: UInt64
+        var packetsDiscarded: UInt64
+        /// Mean time from arrival to playout of the emitted samples, and the mean target over them.
+        var meanDelayMs: Double
+        var meanTargetDelayMs: Double
+
+        init(_ inbound: InboundRTPStats) {
+            totalSamplesReceived = inbound.totalSamplesReceived
+            concealedSamples = inbound.concealedSamples
+            silentConcealedSamples = inbound.silentConcealedSamples
+            concealmentEvents = inbound.concealmentEvents
+            insertedSamplesForDeceleration = inbound.insertedSamplesForDeceleration
+            removedSamplesForAcceleration = inbound.removedSamplesForAcceleration
+            packetsDiscarded = inbound.packetsDiscarded
+            let emitted = Double(max(inbound.jitterBufferEmittedCount, 1))
+            meanDelayMs = inbound.jitterBufferDelay / emitted * 1000
+            meanTargetDelayMs = inbound.jitterBufferTargetDelay / emitted * 1000
+        }
+    }
+
     struct WarningEvent: Encodable {
         var type = "warning"
         var elapsed: Double
@@ -214,6 +241,7 @@ final class JSONCallReporter: CallReporter {
         var rttMs: Double?
         var concealedSamples: UInt64
         var mos: Double?
+        var playout: PlayoutFigures
         var audio: AudioFigures
         var candidatePair: CandidatePairStats?
     }
@@ -260,7 +288,8 @@ final class JSONCallReporter: CallReporter {
                 packetsLost: stats.inboundRtp.packetsLost, jitterMs: stats.inboundRtp.jitter * 1000,
                 rttMs: stats.remoteInboundRtp.roundTripTime.map { $0 * 1000 },
                 concealedSamples: stats.inboundRtp.concealedSamples, mos: outcome.quality.mos,
-                audio: AudioFigures(outcome.audio), candidatePair: stats.selectedCandidatePair))
+                playout: PlayoutFigures(stats.inboundRtp), audio: AudioFigures(outcome.audio),
+                candidatePair: stats.selectedCandidatePair))
     }
 
     private func write(_ value: some Encodable) {
