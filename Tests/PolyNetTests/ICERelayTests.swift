@@ -61,13 +61,15 @@ import Testing
         #expect(net.agents[0].localCandidates.isEmpty)
     }
 
-    @Test func blockedDirectPathConnectsThroughTheRelay() throws {
+    /// A client (host and relay candidate) and a lite bridge that have exchanged parameters, run for 3 s.
+    static func clientWithRelayAndBridge(drop: @escaping (ICETestNetwork.Packet) -> Bool = { _ in false })
+        -> ICETestNetwork
+    {
         var net = ICETestNetwork([
             ICEAgent(configuration: F.configuration(seed: 1)),
             ICEAgent(configuration: F.configuration(mode: .lite, seed: 2)),
         ])
-        // A firewall drops the client's host traffic to the bridge; what leaves the relayed address gets through.
-        net.drop = { $0.from == F.clientAddress || $0.to == F.clientAddress }
+        net.drop = drop
         net.handle(0, .pendingRelays(1))
         net.handle(0, .gather(localAddresses: [F.clientAddress]))
         net.handle(
@@ -78,6 +80,12 @@ import Testing
         net.handle(1, .gather(localAddresses: [F.bridgeAddress]))
         net.exchangeParameters(lite: [false, true])
         net.run(for: .seconds(3))
+        return net
+    }
+
+    @Test func blockedDirectPathConnectsThroughTheRelay() throws {
+        // A firewall drops the client's host traffic to the bridge; what leaves the relayed address gets through.
+        let net = Self.clientWithRelayAndBridge { $0.from == F.clientAddress || $0.to == F.clientAddress }
         let pair = try #require(net.agents[0].selectedPair)
         #expect(pair.local == Self.relayed && pair.remote == F.bridgeAddress)
         #expect(pair.localCandidate.kind == .relay)
@@ -86,21 +94,7 @@ import Testing
     }
 
     @Test func anOpenDirectPathIsPreferredOverTheRelay() throws {
-        var net = ICETestNetwork([
-            ICEAgent(configuration: F.configuration(seed: 1)),
-            ICEAgent(configuration: F.configuration(mode: .lite, seed: 2)),
-        ])
-        net.handle(0, .pendingRelays(1))
-        net.handle(0, .gather(localAddresses: [F.clientAddress]))
-        net.handle(
-            0,
-            .relayCandidate(relayed: Self.relayed, mapped: Self.mapped, server: Self.turnServer, localPreference: 65535)
-        )
-        net.handle(0, .pendingRelays(0))
-        net.handle(1, .gather(localAddresses: [F.bridgeAddress]))
-        net.exchangeParameters(lite: [false, true])
-        net.run(for: .seconds(3))
-        let pair = try #require(net.agents[0].selectedPair)
+        let pair = try #require(Self.clientWithRelayAndBridge().agents[0].selectedPair)
         #expect(pair.localCandidate.kind == .host)
     }
 }

@@ -1,59 +1,15 @@
 // One end-to-end check against a real coturn on 127.0.0.1 (TURN REST-API credentials): the sans-IO client,
 // driven over a real UDP socket by a small loop, allocates, relays both ways through a permission and a
-// channel, and deallocates. Skipped where `turnserver` is not installed (scripts/setup.sh installs it).
+// channel, and deallocates. scripts/setup.sh installs coturn; without it the test fails saying so.
 import Foundation
 import PolyCore
+import PolyVoiceTesting
 import Testing
 
 @testable import PolyNet
 
-@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver")))
+@Suite(.serialized)
 struct TURNCoturnTests {
-    /// A coturn child on 127.0.0.1 with a random port and a random REST-API secret.
-    final class Coturn {
-        let process = Process()
-        let port: UInt16
-        let secret = (0..<16).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pv-coturn-\(UUID().uuidString)")
-
-        init() throws {
-            port = try Self.freeUDPPort()
-            let relayBase = Int.random(in: 40_000...59_000)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/turnserver")
-            process.arguments = [
-                "-n", "--no-cli", "--listening-ip=127.0.0.1", "--listening-port=\(port)", "--relay-ip=127.0.0.1",
-                "--min-port=\(relayBase)", "--max-port=\(relayBase + 200)", "--use-auth-secret",
-                "--static-auth-secret=\(secret)", "--realm=polyvoice.test", "--no-tls", "--no-dtls",
-                "--allow-loopback-peers", "--pidfile=\(directory.path)/pid", "--db=\(directory.path)/turndb",
-                "--log-file=\(directory.path)/log", "--simple-log", "--no-stdout-log",
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-        }
-
-        deinit {
-            // SIGKILL: the child inherits the test runner's signal mask, in which SIGTERM is blocked.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            try? FileManager.default.removeItem(at: directory)
-        }
-
-        /// TURN REST-API credentials: username `<expiry>:<name>`, password base64(HMAC-SHA1(secret, username)).
-        func credentials(name: String) -> (username: String, password: String) {
-            let username = "\(Int(Date().timeIntervalSince1970) + 3600):\(name)"
-            let mac = HMACSHA1.mac(key: Array(secret.utf8), data: Array(username.utf8))
-            return (username, Data(mac).base64EncodedString())
-        }
-
-        private static func freeUDPPort() throws -> UInt16 {
-            let probe = try UDPSocket(bindingTo: TransportAddress("127.0.0.1:0")!)
-            defer { probe.close() }
-            return probe.localAddress.port
-        }
-    }
-
     /// Drives a client over a UDP socket on the real clock, and a plain peer socket, until `done` says so.
     struct Loop {
         var client: TURNClient
@@ -99,8 +55,9 @@ struct TURNCoturnTests {
     }
 
     @Test func allocatesRelaysAndDeallocatesAgainstCoturn() throws {
-        let coturn = try Coturn()
-        let (username, password) = coturn.credentials(name: "call-test")
+        let coturn = try CoturnServer()
+        let credentials = coturn.credentials(name: "call-test")
+        let (username, password) = (credentials.username, credentials.password)
         let server = TransportAddress(ip: .loopbackV4, port: coturn.port)
         let socket = try UDPSocket(bindingTo: TransportAddress("127.0.0.1:0")!)
         let peer = try UDPSocket(bindingTo: TransportAddress("127.0.0.1:0")!)

@@ -13,8 +13,13 @@ public final class CoturnServer: @unchecked Sendable {
     private let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "pv-coturn-\(UUID().uuidString)")
 
+    public struct NotInstalled: Error, CustomStringConvertible {
+        public let description = "/usr/bin/turnserver is missing: install coturn (scripts/setup.sh does)"
+    }
+
     /// Starts `/usr/bin/turnserver` (scripts/setup.sh installs coturn); throws if it cannot start.
     public init() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") else { throw NotInstalled() }
         port = try Self.freeUDPPort()
         let relayBase = Int.random(in: 40_000...59_000)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
