@@ -72,8 +72,9 @@ final class TextCallReporter: CallReporter {
         parts.append(String(format: "jitter %.1f ms", stats.inboundRtp.jitter * 1000))
         parts.append(String(format: "loss %.1f%%", snapshot.quality.lossFraction * 100))
         if let mos = snapshot.quality.mos { parts.append(String(format: "MOS %.2f", mos)) }
-        if let path = stats.selectedCandidatePair { parts.append(pathName(path)) }
+        // Warnings before the path: a narrow terminal cuts the end of the line.
         if !warnings.isEmpty { parts.append("⚠ " + warnings.map(\.description).sorted().joined(separator: ", ")) }
+        if let path = stats.selectedCandidatePair { parts.append(pathName(path)) }
         return parts.joined(separator: "  ")
     }
 
