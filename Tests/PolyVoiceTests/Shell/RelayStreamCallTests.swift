@@ -68,6 +68,7 @@ struct RelayStreamCallTests {
             Issue.record("expected a transport failure, got \(String(describing: state))")
             return
         }
+        print("untrusted TURN/TLS: \(text)")
         #expect(text.contains("TURN server 127.0.0.1:\(tlsPort) over TLS"))
         #expect(text.contains("certificate verification failed"))
         #expect(!text.contains(coturn.secret))
