@@ -8,6 +8,7 @@
 #include <openssl/x509.h>
 #include <openssl/ec.h>
 #include <openssl/bio.h>
+#include <openssl/x509_vfy.h>
 
 /* Function-like macros in OpenSSL 3 that Swift cannot import. */
 static inline int pv_ssl_ctx_set_min_proto_version(SSL_CTX *c, int v) { return (int)SSL_CTX_set_min_proto_version(c, v); }
@@ -20,4 +21,5 @@ static inline long pv_dtls_get_timeout(SSL *s, struct timeval *tv) { return DTLS
 static inline long pv_dtls_handle_timeout(SSL *s) { return DTLSv1_handle_timeout(s); }
 static inline EVP_PKEY *pv_evp_ec_p256_gen(void) { return EVP_EC_gen("P-256"); }
 static inline int pv_ssl_ctx_set_ecdh_auto(SSL_CTX *c) { return (int)SSL_CTX_set_ecdh_auto(c, 1); }
+static inline long pv_ssl_set_tlsext_host_name(SSL *s, const char *name) { return SSL_set_tlsext_host_name(s, name); }
 #endif

@@ -9,7 +9,8 @@ enum ICEServerArguments {
         let urls = parsed.strings("ice-server")
         for url in urls where ICEServerURL(url) == nil {
             throw UsageError(
-                "--ice-server must be stun:HOST[:PORT] or turn:HOST[:PORT][?transport=udp|tcp], not '\(url)'")
+                "--ice-server must be stun:HOST[:PORT], turn:HOST[:PORT][?transport=udp|tcp] or turns:HOST[:PORT], not '\(url)'"
+            )
         }
         guard !urls.isEmpty else {
             if parsed.string("turn-credential-file") != nil {

@@ -47,6 +47,32 @@ struct CallRelayCommandTests {
         #expect(Date().timeIntervalSince(began) < 10)
     }
 
+    @Test func relayOnlyCallOverTURNTLSTrustsTheCAFileAndSaysSo() async throws {
+        let coturn = try CoturnServer(tls: true)
+        let tlsURL = try #require(coturn.tlsURL)
+        let secretFile = try Self.secretFile(coturn.secret)
+        defer { try? FileManager.default.removeItem(at: secretFile) }
+        let bridge = try BridgeProcess(extraArguments: ["--turn", tlsURL, "--turn-secret-file", secretFile.path])
+        defer { bridge.stop() }
+        let call = [
+            "call", "--environment", "local:\(bridge.port)", "--input", "null", "--output", "null", "--duration", "2",
+            "--relay-only", "--json",
+        ]
+        let trusted = try await runPolyvoice(
+            call + ["--turn-ca-file", coturn.certificatePath],
+            environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        let summary = try #require(trusted.stdout.split(separator: "\n").last { $0.contains(#""type":"summary""#) })
+        #expect(summary.contains(#""relayProtocol":"tls""#), "\(summary)")
+        // Without the CA the self-signed certificate does not verify: a network failure naming the server.
+        let untrusted = try await runPolyvoice(call, environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
+        #expect(untrusted.status == 4, "\(untrusted.stdout) \(untrusted.stderr)")
+        let port = try #require(coturn.tlsPort)
+        #expect(
+            untrusted.stdout.contains("TURN server 127.0.0.1:\(port) over TLS: certificate verification failed"),
+            "\(untrusted.stdout)")
+    }
+
     @Test func turnOptionsNeedTheirSecretFromAFile() async throws {
         let noSecret = try await runPolyvoice(["bridge", "--turn", "turn:127.0.0.1:3478"])
         #expect(noSecret.status == 2)

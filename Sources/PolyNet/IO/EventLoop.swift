@@ -18,6 +18,18 @@ public final class EventLoop: @unchecked Sendable {
 
     public typealias DatagramHandler =
         @Sendable (_ datagram: UnsafeRawBufferPointer, _ source: TransportAddress) -> Void
+    /// What epoll reported for a stream socket (see `register(streamDescriptor:writable:onEvents:)`).
+    public typealias StreamEventHandler = @Sendable (_ events: StreamEvents) -> Void
+
+    /// Readiness of a stream socket.
+    public struct StreamEvents: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let readable = StreamEvents(rawValue: 1)
+        public static let writable = StreamEvents(rawValue: 2)
+        /// EPOLLERR or EPOLLHUP: the connection failed or both directions are closed.
+        public static let failed = StreamEvents(rawValue: 4)
+    }
 
     /// The process-wide loop, started on first use.
     public static let shared: EventLoop = {
@@ -27,11 +39,12 @@ public final class EventLoop: @unchecked Sendable {
     private enum Source {
         case datagrams(UDPSocket, DatagramHandler)
         case readable(Int32, @Sendable () -> Void)
+        case stream(Int32, StreamEventHandler)
 
         var fileDescriptor: Int32 {
             switch self {
             case .datagrams(let socket, _): socket.fileDescriptor
-            case .readable(let descriptor, _): descriptor
+            case .readable(let descriptor, _), .stream(let descriptor, _): descriptor
             }
         }
     }
@@ -126,6 +139,29 @@ public final class EventLoop: @unchecked Sendable {
         return registration
     }
 
+    /// Calls `handler` on the loop thread when the stream socket `fileDescriptor` is readable, failed, or
+    /// (while `writable` interest is on) writable. Level-triggered: read until EAGAIN, and turn writable
+    /// interest off once nothing is left to write (`setWritableInterest`), or the loop spins.
+    @discardableResult
+    public func register(
+        streamDescriptor fileDescriptor: Int32, writable: Bool, onEvents handler: @escaping StreamEventHandler
+    ) -> Registration {
+        let registration = Registration(id: takeID())
+        onLoop { $0.add(.stream(fileDescriptor, handler), id: registration.id, writable: writable) }
+        return registration
+    }
+
+    /// Turns writable interest of a stream registration on or off.
+    public func setWritableInterest(_ registration: Registration, _ writable: Bool) {
+        onLoop { loop in
+            guard let source = loop.sources[registration.id] else { return }
+            var event = epoll_event()
+            event.events = EPOLLIN.rawValue | (writable ? EPOLLOUT.rawValue : 0)
+            event.data.u64 = registration.id
+            _ = epoll_ctl(loop.epoll, EPOLL_CTL_MOD, source.fileDescriptor, &event)
+        }
+    }
+
     /// Stops watching a socket or descriptor (it is not closed).
     public func unregister(_ registration: Registration) {
         onLoop { loop in
@@ -189,15 +225,15 @@ public final class EventLoop: @unchecked Sendable {
         armTimer()
     }
 
-    private func addToEpoll(_ descriptor: Int32, token: UInt64) throws(SocketError) {
+    private func addToEpoll(_ descriptor: Int32, token: UInt64, writable: Bool = false) throws(SocketError) {
         var event = epoll_event()
-        event.events = EPOLLIN.rawValue
+        event.events = EPOLLIN.rawValue | (writable ? EPOLLOUT.rawValue : 0)
         event.data.u64 = token
         guard epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) == 0 else { throw SocketError("epoll_ctl(ADD)") }
     }
 
-    private func add(_ source: Source, id: UInt64) {
-        guard (try? addToEpoll(source.fileDescriptor, token: id)) != nil else { return }
+    private func add(_ source: Source, id: UInt64, writable: Bool = false) {
+        guard (try? addToEpoll(source.fileDescriptor, token: id, writable: writable)) != nil else { return }
         sources[id] = source
     }
 
@@ -210,7 +246,7 @@ public final class EventLoop: @unchecked Sendable {
                 switch events[index].data.u64 {
                 case Self.wakeupToken: drainWakeup()
                 case Self.timerToken: fireTimers()
-                case let id: service(id)
+                case let id: service(id, events: events[index].events)
                 }
             }
             lock.lock()
@@ -231,11 +267,17 @@ public final class EventLoop: @unchecked Sendable {
         for item in work { item() }
     }
 
-    private func service(_ id: UInt64) {
+    private func service(_ id: UInt64, events: UInt32) {
         guard let source = sources[id] else { return }
         switch source {
         case .readable(_, let handler):
             handler()
+        case .stream(_, let handler):
+            var ready: StreamEvents = []
+            if events & EPOLLIN.rawValue != 0 { ready.insert(.readable) }
+            if events & EPOLLOUT.rawValue != 0 { ready.insert(.writable) }
+            if events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { ready.insert(.failed) }
+            handler(ready)
         case .datagrams(let socket, let handler):
             for _ in 0..<Self.readBudget {
                 // Still registered (the handler may unregister)? Asked by index: `sources[id] != nil` copies the source.

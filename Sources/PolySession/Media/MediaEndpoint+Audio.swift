@@ -240,7 +240,8 @@ extension MediaEndpoint {
             stats.selectedCandidatePair = CandidatePairStats(
                 localCandidateType: selectedPair.localCandidate.kind.rawValue,
                 remoteCandidateType: selectedPair.remoteCandidate.kind.rawValue,
-                relayProtocol: selectedPair.localCandidate.kind == .relay ? "udp" : nil)
+                relayProtocol: selectedPair.localCandidate.kind == .relay
+                    ? relayProtocol(of: selectedPair.local)?.rawValue : nil)
         }
         return stats
     }

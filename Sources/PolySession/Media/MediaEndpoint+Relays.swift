@@ -1,5 +1,6 @@
 // TURN relays (RFC 8656) of a client endpoint: one sans-IO `TURNClient` per configured server, allocating over
-// UDP from a host socket of the server's family. Its relayed address becomes an ICE relay candidate, its own
+// UDP from a host socket of the server's family, or over a TCP/TLS stream the shell opens on request
+// (`openStream`, `streamTransmit`, `streamReceived`, `streamClosed`). Its relayed address becomes an ICE relay candidate, its own
 // base: whatever ICE, DTLS, SRTP and RTCP send from that address goes through the client (Send indications,
 // ChannelData once the selected pair's channel is bound), and what the server relays comes back into the
 // normal demultiplexing as if it had arrived on the relayed address.
@@ -9,30 +10,49 @@ import PolyNet
 /// One TURN allocation of an endpoint.
 struct RelayAllocation {
     var client: TURNClient
-    /// The host socket that talks to the server.
-    let base: TransportAddress
+    /// UDP: the host socket that talks to the server.
+    let base: TransportAddress?
+    /// TCP/TLS: the stream the shell opened for it.
+    let stream: RelayStream?
+    let relayProtocol: TURNRelayProtocol
     /// Until the allocation succeeded or failed (ICE's gathering waits for it).
     var pending = true
+    /// Its stream failed: the client is no longer driven.
+    var dead = false
 
     var server: TransportAddress { client.configuration.server }
 }
 
 extension MediaEndpoint {
-    /// One allocation per UDP TURN server that a bound address can reach (same family). TCP and TLS servers
-    /// need a stream from the shell, which this endpoint does not drive: they are skipped.
+    /// One allocation per TURN server: UDP ones that a bound address can reach (same family), and every
+    /// TCP or TLS one (on a stream of its own).
     func makeRelays(from addresses: [TransportAddress]) {
         guard configuration.role == .client else { return }
-        for var server in configuration.turnServers where server.transport == .udp {
-            guard let base = addresses.first(where: { $0.family == server.server.family && !$0.ip.isLinkLocal })
-            else { continue }
-            server.randomSeed = random.next()
-            relays.append(RelayAllocation(client: TURNClient(configuration: server), base: base))
+        for (id, relay) in configuration.turnServers.enumerated() {
+            var settings = relay.client
+            settings.randomSeed = random.next()
+            if relay.relayProtocol == .udp {
+                guard let base = addresses.first(where: { $0.family == settings.server.family && !$0.ip.isLinkLocal })
+                else { continue }
+                relays.append(
+                    RelayAllocation(
+                        client: TURNClient(configuration: settings), base: base, stream: nil, relayProtocol: .udp))
+            } else {
+                let stream = RelayStream(
+                    id: id, server: settings.server, serverName: settings.serverName,
+                    relayProtocol: relay.relayProtocol, hostName: relay.hostName, trustedCAFile: relay.trustedCAFile)
+                relays.append(
+                    RelayAllocation(
+                        client: TURNClient(configuration: settings), base: nil, stream: stream,
+                        relayProtocol: relay.relayProtocol))
+            }
         }
     }
 
     /// Starts every allocation; call after ICE learnt how many are pending and began gathering.
     func startRelays(at now: Instant) {
         for index in relays.indices {
+            if let stream = relays[index].stream { outputs.append(.openStream(stream)) }
             relays[index].client.handle(.start, at: now)
             pumpRelay(index, at: now)
         }
@@ -61,11 +81,35 @@ extension MediaEndpoint {
         return true
     }
 
+    /// Bytes read from a relay's stream.
+    func receiveFromStream(_ bytes: [UInt8], stream: Int, at now: Instant) {
+        guard let index = relays.firstIndex(where: { $0.stream?.id == stream }), !relays[index].dead else { return }
+        relays[index].client.handle(.received(bytes), at: now)
+        pumpRelay(index, at: now)
+    }
+
+    /// A relay's stream failed: the relay fails (the call goes on with the other candidates).
+    func streamClosed(_ stream: Int, reason: String, at now: Instant) {
+        guard let index = relays.firstIndex(where: { $0.stream?.id == stream }), !relays[index].dead else { return }
+        relays[index].dead = true
+        let relay = relays[index]
+        failRelay(
+            index,
+            "TURN server \(relay.client.configuration.serverName) over \(relay.relayProtocol.rawValue.uppercased()): \(reason)",
+            at: now)
+    }
+
+    /// The transport protocol of the relay whose relayed address is `local` (for stats).
+    func relayProtocol(of local: TransportAddress) -> TURNRelayProtocol? {
+        relays.first { $0.client.relayedAddress == local }?.relayProtocol
+    }
+
     /// Sends through the relay whose relayed address is `local`: true if there is one.
     func sendThroughRelay(_ bytes: [UInt8], from local: TransportAddress, to remote: TransportAddress, at now: Instant)
         -> Bool
     {
         guard let index = relays.firstIndex(where: { $0.client.relayedAddress == local }) else { return false }
+        guard !relays[index].dead else { return true }
         relays[index].client.handle(.send(bytes, to: remote), at: now)
         pumpRelay(index, at: now)
         return true
@@ -74,7 +118,7 @@ extension MediaEndpoint {
     /// Media on a relay pair travels as ChannelData (4 bytes of overhead instead of a Send indication's 36).
     func bindRelayChannel(for pair: ICESelectedPair, at now: Instant) {
         guard pair.localCandidate.kind == .relay,
-            let index = relays.firstIndex(where: { $0.client.relayedAddress == pair.local })
+            let index = relays.firstIndex(where: { $0.client.relayedAddress == pair.local }), !relays[index].dead
         else { return }
         relays[index].client.handle(.bindChannel(pair.remote), at: now)
         pumpRelay(index, at: now)
@@ -84,21 +128,27 @@ extension MediaEndpoint {
         for index in relays.indices { pumpRelay(index, at: now) }
     }
 
-    func relaysDeadline() -> Instant? { relays.compactMap { $0.client.nextDeadline() }.min() }
+    func relaysDeadline() -> Instant? { relays.filter { !$0.dead }.compactMap { $0.client.nextDeadline() }.min() }
 
-    /// Releases every allocation (Refresh with LIFETIME 0).
+    /// Releases every allocation (Refresh with LIFETIME 0), then closes the streams.
     func closeRelays(at now: Instant) {
-        for index in relays.indices {
+        for index in relays.indices where !relays[index].dead {
             relays[index].client.handle(.deallocate, at: now)
             pumpRelay(index, at: now)
+            if let stream = relays[index].stream { outputs.append(.closeStream(stream.id)) }
         }
     }
 
     func pumpRelay(_ index: Int, at now: Instant) {
+        guard !relays[index].dead else { return }
         while let output = relays[index].client.pollOutput(at: now) {
             switch output {
             case .transmit(let bytes):
-                outputs.append(.transmit(bytes, from: relays[index].base, to: relays[index].server))
+                if let stream = relays[index].stream {
+                    outputs.append(.streamTransmit(bytes, stream: stream.id))
+                } else if let base = relays[index].base {
+                    outputs.append(.transmit(bytes, from: base, to: relays[index].server))
+                }
             case .allocated(let relayed, let mapped, _):
                 guard relays[index].pending else { continue }  // a re-allocation needs an ICE restart to be used
                 relays[index].pending = false
@@ -113,16 +163,25 @@ extension MediaEndpoint {
                 guard let relayed = relays[index].client.relayedAddress else { continue }
                 receive(bytes, from: peer, to: relayed, at: now)
             case .failed(let error):
-                relayFailures.append(error.description)  // before gathering may end and report what was tried
-                if relays[index].pending {
-                    relays[index].pending = false
-                    ice.handle(.pendingRelays(pendingRelayCount), at: now)
-                    pumpICE(at: now)
+                if let stream = relays[index].stream {
+                    relays[index].dead = true
+                    outputs.append(.closeStream(stream.id))
                 }
-                emit(.relayFailed(error.description))
+                failRelay(index, error.description, at: now)
+                return
             case .permissionCreated, .channelBound, .permissionFailed, .channelBindFailed, .closed:
                 break
             }
         }
+    }
+
+    private func failRelay(_ index: Int, _ reason: String, at now: Instant) {
+        relayFailures.append(reason)  // before gathering may end and report what was tried
+        if relays[index].pending {
+            relays[index].pending = false
+            ice.handle(.pendingRelays(pendingRelayCount), at: now)
+            pumpICE(at: now)
+        }
+        emit(.relayFailed(reason))
     }
 }

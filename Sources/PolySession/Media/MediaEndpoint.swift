@@ -188,6 +188,10 @@ public final class MediaEndpoint {
             pumpICE(at: now)
         case .timeout:
             advance(to: now)
+        case .streamReceived(let bytes, let stream):
+            receiveFromStream(bytes, stream: stream, at: now)
+        case .streamClosed(let stream, let reason):
+            streamClosed(stream, reason: reason, at: now)
         }
     }
 

@@ -26,9 +26,9 @@ public struct MediaEndpointConfiguration: Sendable {
     /// STUN servers for server-reflexive candidates (client only; from the provision response's `iceServers`).
     public var stunServers: [TransportAddress]
     /// TURN servers for relay candidates (client only; from `iceServers` with their credentials). The
-    /// endpoint allocates on each over UDP from a host socket of the server's family; `randomSeed` is
-    /// replaced by one drawn from `seed`.
-    public var turnServers: [TURNClientConfiguration] = []
+    /// endpoint allocates on each: over UDP from a host socket of the server's family, over TCP or TLS on a
+    /// stream the shell opens (`MediaOutput.openStream`); `randomSeed` is replaced by one drawn from `seed`.
+    public var turnServers: [TURNRelayServer] = []
     /// Offer and use relay candidates only (the W3C `iceTransportPolicy` "relay").
     public var relayOnly = false
     /// Seeds SSRC, sequence numbers, ICE transaction ids and RTCP jitter. Tests fix it; production draws it

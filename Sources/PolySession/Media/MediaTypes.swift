@@ -11,6 +11,11 @@ public enum MediaInput: Sendable {
     case localAddresses([TransportAddress])
     /// `nextDeadline()` has passed.
     case timeout
+    /// Bytes read from the stream `openStream` asked for (TLS already removed): any split.
+    case streamReceived([UInt8], stream: Int)
+    /// The stream could not connect, failed or was closed by the server; `reason` says why, without the
+    /// server's name (the endpoint adds it).
+    case streamClosed(stream: Int, reason: String)
 }
 
 /// What the endpoint reports.
@@ -46,6 +51,13 @@ public enum MediaEvent: Sendable, Equatable {
 public enum MediaOutput: Sendable, Equatable {
     /// Send `bytes` from the socket bound to `from` to `to`.
     case transmit([UInt8], from: TransportAddress, to: TransportAddress)
+    /// Open a TCP (or TLS) connection to a TURN server; bytes for it follow as `streamTransmit`, which
+    /// wait until it is connected. Failures come back as `MediaInput.streamClosed`.
+    case openStream(RelayStream)
+    /// Write `bytes` to the stream (through TLS if it is one).
+    case streamTransmit([UInt8], stream: Int)
+    /// Close the stream (its relay failed or the endpoint closed).
+    case closeStream(Int)
     case event(MediaEvent)
 }
 

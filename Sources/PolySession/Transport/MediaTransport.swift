@@ -27,10 +27,14 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
     private let onEvent: EventHandler
     /// Datagrams go through this instead of `sockets` when set.
     private let link: (any MediaDatagramLink)?
+    /// TLS trust for `turns:` relays, by extra CA file (loaded here, off the loop: it reads files).
+    private let tlsContexts: [String: Result<TLSClientContext, TLSError>]
 
     // Loop thread only.
     private var sockets: [UDPSocket] = []
     private var registrations: [EventLoop.Registration] = []
+    /// TCP/TLS TURN relays, by the endpoint's stream id.
+    private var relayStreams: [Int: RelayStreamConnection] = [:]
     private var timer: (timer: EventLoop.Timer, deadline: Instant)?
     private var clockSubscription: FrameClockSubscription?
     private var linkUfrag: String?
@@ -90,6 +94,14 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         encodedSource = source as? any EncodedFrameSource
         self.sink = sink
         self.onEvent = onEvent
+        var contexts: [String: Result<TLSClientContext, TLSError>] = [:]
+        for relay in configuration.turnServers where relay.relayProtocol == .tls {
+            let key = relay.trustedCAFile ?? ""
+            if contexts[key] == nil {
+                contexts[key] = Result { () throws(TLSError) in try TLSClientContext(extraCAFile: relay.trustedCAFile) }
+            }
+        }
+        tlsContexts = contexts
         let samples = configuration.codec.samplesPerFrame * configuration.codec.channels
         sendFrame = .allocate(capacity: samples)
         sendFrame.initialize(repeating: 0)
@@ -294,12 +306,36 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
                 let socket =
                     sockets.first { $0.localAddress == from } ?? sockets.first { $0.localAddress.family == to.family }
                 _ = try? socket?.send(bytes, to: to)
+            case .openStream(let stream):
+                openRelayStream(stream)
+            case .streamTransmit(let bytes, let stream):
+                relayStreams[stream]?.write(bytes)
+            case .closeStream(let stream):
+                relayStreams.removeValue(forKey: stream)?.close()
             case .event(let event):
                 if event == .gatheringComplete { resumeGatheringWaiters() }
                 onEvent(event)
             }
         }
         armTimer()
+    }
+
+    private func openRelayStream(_ stream: RelayStream) {
+        let id = stream.id
+        relayStreams[id]?.close()
+        relayStreams[id] = RelayStreamConnection(
+            stream, tlsContext: tlsContexts[stream.trustedCAFile ?? ""], loop: loop,
+            onBytes: { [weak self] bytes in
+                guard let self, !closed else { return }
+                endpoint.handle(.streamReceived(bytes, stream: id), at: .now())
+                drain()
+            },
+            onClosed: { [weak self] reason in
+                guard let self, !closed else { return }
+                relayStreams[id] = nil
+                endpoint.handle(.streamClosed(stream: id, reason: reason), at: .now())
+                drain()
+            })
     }
 
     private func resumeGatheringWaiters() {
@@ -358,6 +394,8 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         clockSubscription = nil
         for registration in registrations { loop.unregister(registration) }
         for socket in sockets { socket.close() }
+        for stream in relayStreams.values { stream.close() }
+        relayStreams.removeAll()
         link?.close()
         registrations.removeAll()
         sockets.removeAll()

@@ -16,6 +16,9 @@ public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugString
     public var iceTransportPolicy: ICETransportPolicy = .all
     /// STUN/TURN servers used besides the ones the bridge provisions.
     public var iceServers: [ICEServerConfiguration] = []
+    /// A PEM file of CA certificates trusted for TURN over TLS (`turns:`) besides the system store; nil:
+    /// the `POLYVOICE_CA_FILE` environment variable's file, if set.
+    public var trustedCAFile: String?
     /// Start with the microphone muted.
     public var muted: Bool
     /// Echo cancellation (the speaker's audio as reference), noise suppression and gain control on the

@@ -1,15 +1,25 @@
 // TURN entries of the provisioning response (`iceServers` with `username` and `credential`) → the TURN
 // clients' configurations. A TURN server is a fallback path, so one that cannot be used is a warning naming
 // it (never its credential), not a failed call: the direct path may well work.
+import Foundation
 import PolyCore
 import PolyNet
+import PolySession
 import PolySignaling
 
 enum TURNServerResolver {
-    /// One configuration per usable `turn:` URL over UDP (the default transport), resolved off the event loop.
-    /// `turns:` and `?transport=tcp` need a stream to the server, which the media engine does not drive yet.
-    static func resolve(_ servers: [ICEServer], logger: Logger) async -> [TURNClientConfiguration] {
-        var configurations: [TURNClientConfiguration] = []
+    /// One relay per usable URL and address, resolved off the event loop: `turn:` over UDP (the default) or
+    /// TCP (`?transport=tcp`), `turns:` over TLS (default port 5349), its certificate checked against the
+    /// URL's host with the system trust store plus `trustedCAFile` (or `POLYVOICE_CA_FILE` when that is nil).
+    static func resolve(_ servers: [ICEServer], trustedCAFile: String? = nil, logger: Logger) async
+        -> [TURNRelayServer]
+    {
+        let caFile =
+            trustedCAFile
+            ?? ProcessInfo.processInfo.environment["POLYVOICE_CA_FILE"].flatMap {
+                $0.isEmpty ? nil : $0
+            }
+        var configurations: [TURNRelayServer] = []
         for server in servers {
             for text in server.urls where text.lowercased().hasPrefix("turn") {
                 guard let url = ICEServerURL(text), url.scheme == .turn || url.scheme == .turns else {
@@ -18,9 +28,13 @@ enum TURNServerResolver {
                     continue
                 }
                 let name = "\(url.host):\(url.port)"
-                guard url.scheme == .turn, (url.transport ?? "udp") == "udp" else {
-                    logger.debug(
-                        "TURN server \(name) over \(url.scheme == .turns ? "TLS" : "TCP") is not supported yet")
+                let relayProtocol: TURNRelayProtocol
+                switch (url.scheme, url.transport ?? (url.scheme == .turns ? "tcp" : "udp")) {
+                case (.turn, "udp"): relayProtocol = .udp
+                case (.turn, "tcp"): relayProtocol = .tcp
+                case (.turns, "tcp"): relayProtocol = .tls
+                case (_, let transport):
+                    logger.warn("TURN server \(name): transport \(transport) of \"\(text)\" is not supported: not used")
                     continue
                 }
                 guard let username = server.username, let password = server.credential else {
@@ -39,10 +53,12 @@ enum TURNServerResolver {
                     }
                 }
                 for address in addresses {
+                    let client = TURNClientConfiguration(
+                        server: address, serverName: name, transport: relayProtocol == .udp ? .udp : .stream,
+                        username: username, password: password, randomSeed: 0)
                     configurations.append(
-                        TURNClientConfiguration(
-                            server: address, serverName: name, transport: .udp, username: username,
-                            password: password, randomSeed: 0))
+                        TURNRelayServer(
+                            client: client, relayProtocol: relayProtocol, hostName: url.host, trustedCAFile: caFile))
                 }
             }
         }

@@ -20,7 +20,8 @@ final class TransportCallMedia: CallMedia {
         var configuration = MediaEndpointConfiguration(
             role: .client, codec: setup.options.codec, certificate: try DTLSCertificate.shared(),
             stunServers: stunServers)
-        configuration.turnServers = await TURNServerResolver.resolve(setup.iceServers, logger: setup.logger)
+        configuration.turnServers = await TURNServerResolver.resolve(
+            setup.iceServers, trustedCAFile: setup.options.trustedCAFile, logger: setup.logger)
         configuration.relayOnly = setup.options.iceTransportPolicy == .relay
         configuration.cname = "polyvoice"
         let localIPs = try localIPs(forBridge: setup.bridgeHost)

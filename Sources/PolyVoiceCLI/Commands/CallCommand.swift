@@ -26,9 +26,12 @@ extension Subcommand {
               --mute                 Start with the microphone muted
               --relay-only           Use only TURN relay paths (iceTransportPolicy "relay")
               --ice-server URL       Also use this STUN/TURN server (repeatable): stun:HOST[:PORT],
-                                     turn:HOST[:PORT][?transport=udp]; TURN credentials come from
+                                     turn:HOST[:PORT][?transport=udp|tcp], turns:HOST[:PORT] (TLS,
+                                     port 5349); TURN credentials come from
                                      POLYVOICE_TURN_USERNAME and POLYVOICE_TURN_CREDENTIAL or
               --turn-credential-file F  (username on the first line, credential on the second)
+              --turn-ca-file F       Trust the CA certificates in PEM file F for turns: servers, besides
+                                     the system store (default: POLYVOICE_CA_FILE)
               --no-audio-processing  Send the microphone untouched: no echo cancellation, noise
                                      suppression or gain control (on by default when input and
                                      output are both devices, always off for files and null)
@@ -54,7 +57,7 @@ enum CallCommand {
             arguments,
             valued: [
                 "bridge", "environment", "token-file", "input", "output", "duration", "ice-server",
-                "turn-credential-file",
+                "turn-credential-file", "turn-ca-file",
             ],
             flagNames: ["mute", "no-audio-processing", "json", "verbose", "relay-only"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
@@ -67,6 +70,7 @@ enum CallCommand {
             audioProcessing: parsed.flag("no-audio-processing") ? .off : .auto)
         options.iceTransportPolicy = parsed.flag("relay-only") ? .relay : .all
         options.iceServers = try ICEServerArguments.servers(parsed)
+        options.trustedCAFile = parsed.string("turn-ca-file")
         let config = Configuration(
             apiKey: ProcessInfo.processInfo.environment["POLYVOICE_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? "not-set", environment: environment, webrtcToken: token,

@@ -1,11 +1,17 @@
-// A real coturn (Debian's `turnserver`) as a child process on 127.0.0.1 for tests: a free UDP port, a random
-// TURN REST-API secret, loopback peers allowed, state in a scratch folder removed on deinit.
+// A real coturn (Debian's `turnserver`) as a child process on 127.0.0.1 for tests: a free port (UDP and TCP),
+// optionally TLS on a second port with a fresh self-signed EC certificate for IP 127.0.0.1, a random TURN
+// REST-API secret, loopback peers allowed, state in a scratch folder removed on deinit.
 import Foundation
 import PolyNet
 
 /// One `turnserver` process with TURN REST-API credentials (`use-auth-secret`).
 public final class CoturnServer: @unchecked Sendable {
+    /// UDP and TCP.
     public let port: UInt16
+    /// TLS over TCP, when started with `tls: true`.
+    public let tlsPort: UInt16?
+    /// The self-signed certificate (PEM) the TLS port serves: trust it as a CA file to verify the server.
+    public var certificatePath: String { directory.appendingPathComponent("cert.pem").path }
     /// The `static-auth-secret` (random per server).
     public let secret = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     public let realm = "polyvoice.test"
@@ -17,23 +23,40 @@ public final class CoturnServer: @unchecked Sendable {
         public let description = "/usr/bin/turnserver is missing: install coturn (scripts/setup.sh does)"
     }
 
-    /// Starts `/usr/bin/turnserver` (scripts/setup.sh installs coturn); throws if it cannot start.
-    public init() throws {
+    /// Starts `/usr/bin/turnserver` (scripts/setup.sh installs coturn) and waits until its TCP (and TLS)
+    /// port accepts connections; throws if it cannot start.
+    public init(tls: Bool = false) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") else { throw NotInstalled() }
         port = try Self.freeUDPPort()
+        tlsPort = tls ? try Self.freeUDPPort() : nil
         let relayBase = Int.random(in: 40_000...59_000)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/turnserver")
-        process.arguments = [
+        var arguments = [
             "-n", "--no-cli", "--listening-ip=127.0.0.1", "--listening-port=\(port)", "--relay-ip=127.0.0.1",
             "--min-port=\(relayBase)", "--max-port=\(relayBase + 200)", "--use-auth-secret",
-            "--static-auth-secret=\(secret)", "--realm=\(realm)", "--no-tls", "--no-dtls", "--allow-loopback-peers",
+            "--static-auth-secret=\(secret)", "--realm=\(realm)", "--no-dtls", "--allow-loopback-peers",
             "--pidfile=\(directory.path)/pid", "--db=\(directory.path)/turndb", "--log-file=\(directory.path)/log",
             "--simple-log", "--no-stdout-log",
         ]
+        if let tlsPort {
+            try Self.makeCertificate(in: directory)
+            arguments += [
+                "--cert=\(certificatePath)", "--pkey=\(directory.appendingPathComponent("key.pem").path)",
+                "--tls-listening-port=\(tlsPort)",
+            ]
+        } else {
+            arguments.append("--no-tls")
+        }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/turnserver")
+        process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        for listening in [port] + (tlsPort.map { [$0] } ?? []) {
+            guard Self.waitForTCP(port: listening, timeout: 5) else {
+                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "coturn is not listening"])
+            }
+        }
     }
 
     deinit {
@@ -45,10 +68,53 @@ public final class CoturnServer: @unchecked Sendable {
 
     public var address: TransportAddress { TransportAddress(ip: .loopbackV4, port: port) }
     public var url: String { "turn:127.0.0.1:\(port)" }
+    public var tcpURL: String { "turn:127.0.0.1:\(port)?transport=tcp" }
+    /// `turns:` on the TLS port (nil unless started with `tls: true`).
+    public var tlsURL: String? { tlsPort.map { "turns:127.0.0.1:\($0)?transport=tcp" } }
 
     /// Credentials valid for an hour for `name`.
     public func credentials(name: String) -> TURNRESTCredentials {
         TURNRESTCredentials(secret: secret, name: name, expiry: Int(Date().timeIntervalSince1970) + 3600)
+    }
+
+    /// `openssl req`: a P-256 key and a self-signed certificate whose subjectAltName is IP 127.0.0.1.
+    private static func makeCertificate(in directory: URL) throws {
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+            "-subj", "/CN=polyvoice test TURN", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", directory.appendingPathComponent("key.pem").path,
+            "-out", directory.appendingPathComponent("cert.pem").path,
+        ]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        guard openssl.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl req failed"])
+        }
+    }
+
+    /// Blocking connect probes (test setup, not on an event loop) until 127.0.0.1:`port` accepts.
+    private static func waitForTCP(port: UInt16, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(descriptor)
+            if connected { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
     }
 
     private static func freeUDPPort() throws -> UInt16 {

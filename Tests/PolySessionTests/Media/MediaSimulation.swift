@@ -13,6 +13,8 @@ final class EndpointNode: SimulationNode {
     let endpoint: MediaEndpoint
     var addresses: [TransportAddress]
     private(set) var events: [(event: MediaEvent, at: Instant)] = []
+    /// What the endpoint asked of TCP/TLS TURN streams, in order.
+    private(set) var streamOutputs: [MediaOutput] = []
     private var pending: [SimDatagram] = []
     private var pendingHead = 0
 
@@ -60,6 +62,8 @@ final class EndpointNode: SimulationNode {
             switch output {
             case .transmit(let bytes, let from, let to):
                 pending.append(SimDatagram(source: from, destination: to, payload: bytes))
+            case .openStream, .streamTransmit, .closeStream:
+                streamOutputs.append(output)  // TURN over TCP/TLS: the simulated network carries datagrams only
             case .event(let event):
                 events.append((event, now))
             }

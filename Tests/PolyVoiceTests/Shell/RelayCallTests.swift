@@ -22,7 +22,9 @@ struct RelayCallTests {
 
     /// Places an echo call with file audio and returns its stats just before hanging up, and the input and
     /// what came back.
-    static func echoCall(port: Int, policy: ICETransportPolicy) async throws -> (MediaStatsSnapshot, [Int16], [Int16]) {
+    static func echoCall(port: Int, policy: ICETransportPolicy, trustedCAFile: String? = nil) async throws -> (
+        MediaStatsSnapshot, [Int16], [Int16]
+    ) {
         let speech = try SpeechFixtures().speech(.male)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pv-relay-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -30,6 +32,7 @@ struct RelayCallTests {
         let received = directory.appendingPathComponent("received.wav")
         var options = VoiceOptions(input: .file(speech, loop: false), output: .file(received))
         options.iceTransportPolicy = policy
+        options.trustedCAFile = trustedCAFile
         let call = try PolyVoice.call(
             config: Configuration(
                 apiKey: "relay-api-key", environment: .local(port: port), webrtcToken: ShellHarness.token),
