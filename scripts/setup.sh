@@ -11,7 +11,7 @@ APT_PACKAGES=(
   libspeexdsp-dev libsndfile1-dev libasound2-dev libre-dev
   libwebrtc-audio-processing-dev
   pulseaudio pulseaudio-utils libasound2-plugins alsa-utils
-  espeak-ng sox python3-venv iproute2 tmux nftables
+  espeak-ng sox python3-venv iproute2 tmux nftables openssl ca-certificates
   coturn
 )
 

@@ -39,7 +39,7 @@ public final class CoturnServer: @unchecked Sendable {
             "--simple-log", "--no-stdout-log",
         ]
         if let tlsPort {
-            try Self.makeCertificate(in: directory)
+            try Self.makeCertificate(in: directory, ip: "127.0.0.1")
             arguments += [
                 "--cert=\(certificatePath)", "--pkey=\(directory.appendingPathComponent("key.pem").path)",
                 "--tls-listening-port=\(tlsPort)",
@@ -77,13 +77,14 @@ public final class CoturnServer: @unchecked Sendable {
         TURNRESTCredentials(secret: secret, name: name, expiry: Int(Date().timeIntervalSince1970) + 3600)
     }
 
-    /// `openssl req`: a P-256 key and a self-signed certificate whose subjectAltName is IP 127.0.0.1.
-    private static func makeCertificate(in directory: URL) throws {
+    /// `openssl req`: `key.pem`, a P-256 key, and `cert.pem`, a self-signed certificate whose subjectAltName is
+    /// IP `ip`, in `directory`.
+    public static func makeCertificate(in directory: URL, ip: String) throws {
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         openssl.arguments = [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-            "-subj", "/CN=polyvoice test TURN", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-subj", "/CN=polyvoice test TURN", "-addext", "subjectAltName=IP:\(ip)",
             "-keyout", directory.appendingPathComponent("key.pem").path,
             "-out", directory.appendingPathComponent("cert.pem").path,
         ]

@@ -1,6 +1,7 @@
 // Calls from behind a firewall: the bridge and a coturn in one network namespace, the client in another whose
-// nftables output chain drops UDP to the bridge except to the TURN port (as offices and hotels do). The call
-// must connect through the relay the bridge hands out, and with refused TURN credentials fail clearly.
+// nftables output chain drops what offices and hotels drop (UDP to the bridge but the TURN port; all UDP; all
+// but the bridge's HTTP port and TURNS). The call must connect through a relay the bridge hands out (TURN over
+// UDP, TCP or TLS), and with refused TURN credentials fail clearly.
 // Needs root, network namespaces and nft (scripts/setup.sh installs nftables; CI runs as root).
 import Foundation
 import PolyAudio
@@ -10,6 +11,17 @@ import Testing
 @Suite("Calls through TURN from behind a firewall (namespaces, nftables, coturn)", .serialized, .timeLimit(.minutes(2)))
 struct FirewallTURNTests {
     static let turnPort = 3478
+    static let turnsPort = 5349
+
+    /// What the client's firewall lets through to the bridge's address.
+    enum Firewall {
+        /// UDP only to the TURN port.
+        case udpOnlyToTURN
+        /// No UDP at all.
+        case noUDP
+        /// TCP to the bridge's HTTP port and to TURNS, nothing else.
+        case onlyHTTPAndTURNS
+    }
 
     struct Event: Decodable {
         struct Pair: Decodable {
@@ -31,6 +43,8 @@ struct FirewallTURNTests {
         let coturn: LineProcess
         let bridge: LineProcess
         let bridgeURL: String
+        /// The coturn certificate (SAN IP of the bridge's address), for `--turn-ca-file`.
+        var certificate: URL { directory.appendingPathComponent("cert.pem") }
 
         func stop() {
             bridge.stop()
@@ -40,7 +54,10 @@ struct FirewallTURNTests {
         }
     }
 
-    static func site(bridgeSecret: String? = nil) async throws -> Site {
+    /// `everyTransport`: the bridge hands out coturn over UDP, TCP and TLS (else over UDP only).
+    static func site(bridgeSecret: String? = nil, firewall: Firewall = .udpOnlyToTURN, everyTransport: Bool = false)
+        async throws -> Site
+    {
         let namespaces = try NamespacePair.create()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pv-fw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -50,13 +67,16 @@ struct FirewallTURNTests {
         let tokenFile = directory.appendingPathComponent("token")
         try "firewall-test-token-93af\n".write(to: tokenFile, atomically: true, encoding: .utf8)
         let ip = namespaces.bridgeIP
+        try CoturnServer.makeCertificate(in: directory, ip: ip)
         let coturn = try LineProcess(
             NamespacePair.inNamespace(
                 namespaces.bridgeNamespace,
                 [
                     "/usr/bin/turnserver", "-n", "--no-cli", "--listening-ip=\(ip)", "--listening-port=\(turnPort)",
                     "--relay-ip=\(ip)", "--min-port=49152", "--max-port=49400", "--use-auth-secret",
-                    "--static-auth-secret=\(secret)", "--realm=polyvoice.test", "--no-tls", "--no-dtls",
+                    "--static-auth-secret=\(secret)", "--realm=polyvoice.test", "--no-dtls",
+                    "--cert=\(directory.path)/cert.pem", "--pkey=\(directory.path)/key.pem",
+                    "--tls-listening-port=\(turnsPort)",
                     "--pidfile=\(directory.path)/turn.pid", "--db=\(directory.path)/turndb",
                     "--log-file=\(directory.path)/turn.log", "--simple-log", "--no-stdout-log",
                 ]))
@@ -66,8 +86,13 @@ struct FirewallTURNTests {
                 namespaces.bridgeNamespace,
                 [
                     binary, "bridge", "--host", ip, "--port", "0", "--agent", "echo", "--token-file", tokenFile.path,
-                    "--turn", "turn:\(ip):\(turnPort)", "--turn-secret-file", secretFile.path,
-                ]))
+                    "--turn-secret-file", secretFile.path,
+                ]
+                    + (everyTransport
+                    ? [
+                        "turn:\(ip):\(turnPort)", "turn:\(ip):\(turnPort)?transport=tcp",
+                        "turns:\(ip):\(turnsPort)?transport=tcp",
+                    ] : ["turn:\(ip):\(turnPort)"]).flatMap { ["--turn", $0] }))
         let site = Site(
             namespaces: namespaces, directory: directory, tokenFile: tokenFile, coturn: coturn, bridge: bridge,
             bridgeURL: "")
@@ -77,27 +102,42 @@ struct FirewallTURNTests {
             site.stop()
             throw NamespacePair.SetupError(description: "the bridge did not start in its namespace")
         }
-        try blockDirectUDP(in: namespaces, directory: directory)
+        guard let port = url.split(separator: ":").last.flatMap({ Int($0.filter(\.isNumber)) }) else {
+            site.stop()
+            throw NamespacePair.SetupError(description: "no port in \(url)")
+        }
+        try install(firewall, bridgePort: port, in: namespaces, directory: directory)
         return Site(
             namespaces: namespaces, directory: directory, tokenFile: tokenFile, coturn: coturn, bridge: bridge,
             bridgeURL: String(url))
     }
 
-    /// The client's firewall: UDP to the bridge's address is dropped unless it goes to the TURN port.
-    static func blockDirectUDP(in namespaces: NamespacePair, directory: URL) throws {
-        let rules = directory.appendingPathComponent("firewall.nft")
+    /// The client's firewall, an nftables output chain in its namespace (one rule per line).
+    static func install(_ firewall: Firewall, bridgePort: Int, in namespaces: NamespacePair, directory: URL) throws {
+        let bridge = namespaces.bridgeIP
+        let rules: [String]
+        switch firewall {
+        case .udpOnlyToTURN: rules = ["ip daddr \(bridge) udp dport != \(turnPort) drop"]
+        case .noUDP: rules = ["ip daddr \(bridge) meta l4proto udp drop"]
+        case .onlyHTTPAndTURNS:
+            rules = [
+                "ip daddr \(bridge) meta l4proto udp drop",
+                "ip daddr \(bridge) tcp dport != { \(bridgePort), \(turnsPort) } drop",
+            ]
+        }
+        let file = directory.appendingPathComponent("firewall.nft")
         try """
         table inet pvfirewall {
             chain out {
                 type filter hook output priority 0; policy accept;
-                ip daddr \(namespaces.bridgeIP) udp dport != \(turnPort) drop
+        \(rules.map { "        " + $0 }.joined(separator: "\n"))
             }
         }
 
-        """.write(to: rules, atomically: true, encoding: .utf8)
+        """.write(to: file, atomically: true, encoding: .utf8)
         let nft = Process()
         nft.executableURL = URL(fileURLWithPath: NamespacePair.ip)
-        nft.arguments = ["netns", "exec", namespaces.clientNamespace, "/usr/sbin/nft", "-f", rules.path]
+        nft.arguments = ["netns", "exec", namespaces.clientNamespace, "/usr/sbin/nft", "-f", file.path]
         try nft.run()
         nft.waitUntilExit()
         guard nft.terminationStatus == 0 else {
@@ -112,6 +152,7 @@ struct FirewallTURNTests {
                 [
                     NamespacePair.polyvoiceBinary().path, "call", "--bridge", site.bridgeURL, "--token-file",
                     site.tokenFile.path, "--input", input.path, "--output", output.path, "--duration", "8", "--json",
+                    "--turn-ca-file", site.certificate.path,
                 ]))
         let summary = await client.waitForLine(timeout: .seconds(45)) { $0.contains(#""type":"summary""#) }
         _ = await client.waitForExit(timeout: .seconds(10))
@@ -133,6 +174,27 @@ struct FirewallTURNTests {
         #expect(result.candidatePair?.relayProtocol == "udp")
         let score = try QualityScorer().score(reference: speech, degraded: received, maxDelay: .seconds(3))
         print(String(format: "firewall TURN/UDP echo: PESQ-WB %.2f, STOI %.2f", score.pesqWideband, score.stoi))
+        #expect(score.pesqWideband > 2.0)
+    }
+
+    @Test(
+        "the firewall leaves one kind of relay: the call takes it",
+        arguments: [(Firewall.noUDP, "tcp"), (Firewall.onlyHTTPAndTURNS, "tls")])
+    func connectsThroughTheRelayTheFirewallLeaves(firewall: Firewall, relayProtocol: String) async throws {
+        let site = try await Self.site(firewall: firewall, everyTransport: true)
+        defer { site.stop() }
+        let speech = try SpeechFixtures().speech(.male)
+        let received = site.directory.appendingPathComponent("received.wav")
+        let (summary, client) = try await Self.call(site, input: speech, output: received)
+        let result = try #require(summary, "no summary: \(client.lines.suffix(3))")
+        #expect(result.exitCode == 0, "\(result.error ?? "")")
+        #expect(result.candidatePair?.localCandidateType == "relay")
+        #expect(result.candidatePair?.relayProtocol == relayProtocol)
+        let score = try QualityScorer().score(reference: speech, degraded: received, maxDelay: .seconds(3))
+        print(
+            String(
+                format: "firewall TURN/%@ echo: PESQ-WB %.2f, STOI %.2f", relayProtocol, score.pesqWideband, score.stoi)
+        )
         #expect(score.pesqWideband > 2.0)
     }
 
