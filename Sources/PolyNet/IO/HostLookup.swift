@@ -8,6 +8,12 @@ public enum HostLookup {
         public let description: String
     }
 
+    /// A STUN/TURN server URL's addresses: its IP literal, or its name looked up off the calling thread.
+    public static func addresses(of url: ICEServerURL) async -> Result<[TransportAddress], LookupFailure> {
+        if let literal = url.literalAddress { return .success([literal]) }
+        return await lookUpOffThread(host: url.host, port: url.port)
+    }
+
     /// `lookUp` on a new thread (getaddrinfo blocks for as long as the system resolver takes).
     public static func lookUpOffThread(host: String, port: UInt16) async -> Result<[TransportAddress], LookupFailure> {
         await withCheckedContinuation { continuation in

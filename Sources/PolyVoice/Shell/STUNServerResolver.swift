@@ -14,14 +14,10 @@ enum STUNServerResolver {
                 throw .transport("The STUN server URL \"\(text)\" is malformed (expected stun:host[:port])")
             }
             let found: [TransportAddress]
-            if let literal = url.literalAddress {
-                found = [literal]
-            } else {
-                switch await HostLookup.lookUpOffThread(host: url.host, port: url.port) {
-                case .success(let resolved): found = resolved
-                case .failure(let reason):
-                    throw .transport("The STUN server \"\(url.host):\(url.port)\" could not be resolved: \(reason)")
-                }
+            switch await HostLookup.addresses(of: url) {
+            case .success(let resolved): found = resolved
+            case .failure(let reason):
+                throw .transport("The STUN server \"\(url.host):\(url.port)\" could not be resolved: \(reason)")
             }
             for address in found where !addresses.contains(address) { addresses.append(address) }
         }

@@ -42,15 +42,11 @@ enum TURNServerResolver {
                     continue
                 }
                 let addresses: [TransportAddress]
-                if let literal = url.literalAddress {
-                    addresses = [literal]
-                } else {
-                    switch await HostLookup.lookUpOffThread(host: url.host, port: url.port) {
-                    case .success(let found): addresses = found
-                    case .failure(let reason):
-                        logger.warn("TURN server \(name) could not be resolved: \(reason)")
-                        continue
-                    }
+                switch await HostLookup.addresses(of: url) {
+                case .success(let found): addresses = found
+                case .failure(let reason):
+                    logger.warn("TURN server \(name) could not be resolved: \(reason)")
+                    continue
                 }
                 for address in addresses {
                     let client = TURNClientConfiguration(
