@@ -114,6 +114,9 @@ let package = Package(
             name: "ConnectBench", dependencies: ["PolyCore", "PolyNet", "PolySession", "InteropSupport"],
             path: "Benchmarks/ConnectBench"),
         .executableTarget(
+            name: "RelaySetupBench", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"],
+            path: "Benchmarks/RelaySetupBench"),
+        .executableTarget(
             name: "CallBench",
             dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "PolyAudio", "InteropSupport"],
             path: "Benchmarks/CallBench"),
