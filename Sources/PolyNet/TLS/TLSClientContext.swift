@@ -1,5 +1,6 @@
 // The trust settings every TLS client connection of a process part shares: the system store plus an extra CA.
 import COpenSSL
+import Synchronization
 
 /// An OpenSSL client context (TLS 1.2 or later) that verifies servers against the system trust store
 /// (`SSL_CTX_set_default_verify_paths`) and, if given, the certificates of one more PEM file.
@@ -28,4 +29,19 @@ public final class TLSClientContext: @unchecked Sendable {  // immutable after i
     }
 
     deinit { SSL_CTX_free(context) }
+
+    private static let cache = Mutex<[String: TLSClientContext]>([:])
+
+    /// The process's context for this CA file (nil: the system store only), made once: parsing the system store
+    /// costs tens of milliseconds, which every TLS relay of every call would otherwise pay at set-up.
+    public static func shared(extraCAFile: String? = nil) throws(TLSError) -> TLSClientContext {
+        let key = extraCAFile ?? ""
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        let made = try TLSClientContext(extraCAFile: extraCAFile)
+        return cache.withLock { cache in
+            if let raced = cache[key] { return raced }
+            cache[key] = made
+            return made
+        }
+    }
 }

@@ -98,7 +98,9 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         for relay in configuration.turnServers where relay.relayProtocol == .tls {
             let key = relay.trustedCAFile ?? ""
             if contexts[key] == nil {
-                contexts[key] = Result { () throws(TLSError) in try TLSClientContext(extraCAFile: relay.trustedCAFile) }
+                contexts[key] = Result { () throws(TLSError) in
+                    try TLSClientContext.shared(extraCAFile: relay.trustedCAFile)
+                }
             }
         }
         tlsContexts = contexts
