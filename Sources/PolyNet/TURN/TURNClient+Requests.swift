@@ -59,19 +59,7 @@ extension TURNClient {
     }
 
     private mutating func timedOut(_ transaction: TURNTransaction, at now: Instant) {
-        let error = TURNError.timeout(server: server, request: transaction.method.name)
-        switch transaction.purpose {
-        case .allocate, .refresh:
-            fail(error)
-        case .deallocate:
-            close()
-        case .clearStale:
-            sendAllocate(at: now)
-        case .createPermission(let ip):
-            permissionFailed(ip, error)
-        case .channelBind(let peer, _):
-            channelBindFailed(peer, error)
-        }
+        failRequest(transaction, .timeout(server: server, request: transaction.method.name), at: now)
     }
 
     // MARK: The requests

@@ -77,7 +77,7 @@ extension TURNClient {
     }
 
     /// A request failed for good: the allocation's requests end it, a peer's requests only that peer.
-    private mutating func failRequest(_ transaction: TURNTransaction, _ error: TURNError, at now: Instant) {
+    mutating func failRequest(_ transaction: TURNTransaction, _ error: TURNError, at now: Instant) {
         switch transaction.purpose {
         case .allocate, .refresh:
             fail(error)
