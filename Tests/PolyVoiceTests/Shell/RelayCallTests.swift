@@ -49,19 +49,28 @@ struct RelayCallTests {
         )
     }
 
-    @Test func relayOnlyCallEchoesSpeechThroughCoturn() async throws {
-        let coturn = try CoturnServer()
-        let (bridge, port) = try Self.bridge(turn: BridgeTURNServers(urls: [coturn.url], secret: coturn.secret))
+    /// A relay-only echo call through `turnURL`: the relay over `relayProtocol` is selected and the speech comes
+    /// back correlated.
+    static func expectRelayedEcho(
+        coturn: CoturnServer, turnURL: String, relayProtocol: String, trustedCAFile: String? = nil
+    ) async throws {
+        let (bridge, port) = try bridge(turn: BridgeTURNServers(urls: [turnURL], secret: coturn.secret))
         defer { bridge.stop() }
-        let (stats, input, output) = try await Self.echoCall(port: port, policy: .relay)
+        let (stats, input, output) = try await echoCall(port: port, policy: .relay, trustedCAFile: trustedCAFile)
         #expect(stats.localCandidateType == "relay")
-        #expect(stats.relayProtocol == "udp")
+        #expect(stats.relayProtocol == relayProtocol)
         #expect(stats.packetsReceived > 100)
         let echo = Envelope.bestMatch(reference: input, degraded: output)
         print(
-            String(format: "relay echo: correlation %.2f, round trip %.0f ms", echo.correlation, echo.delayMilliseconds)
-        )
+            String(
+                format: "TURN/%@ echo: correlation %.2f, round trip %.0f ms", relayProtocol, echo.correlation,
+                echo.delayMilliseconds))
         #expect(echo.correlation > 0.2)
+    }
+
+    @Test func relayOnlyCallEchoesSpeechThroughCoturn() async throws {
+        let coturn = try CoturnServer()
+        try await Self.expectRelayedEcho(coturn: coturn, turnURL: coturn.url, relayProtocol: "udp")
     }
 
     @Test func wrongTURNCredentialsStillConnectDirectly() async throws {

@@ -13,37 +13,14 @@ import Testing
 struct RelayStreamCallTests {
     @Test func relayOnlyCallEchoesSpeechOverTURNTCP() async throws {
         let coturn = try CoturnServer()
-        let (bridge, port) = try RelayCallTests.bridge(
-            turn: BridgeTURNServers(urls: [coturn.tcpURL], secret: coturn.secret))
-        defer { bridge.stop() }
-        let (stats, input, output) = try await RelayCallTests.echoCall(port: port, policy: .relay)
-        #expect(stats.localCandidateType == "relay")
-        #expect(stats.relayProtocol == "tcp")
-        #expect(stats.packetsReceived > 100)
-        let echo = Envelope.bestMatch(reference: input, degraded: output)
-        print(
-            String(
-                format: "TURN/TCP echo: correlation %.2f, round trip %.0f ms", echo.correlation, echo.delayMilliseconds)
-        )
-        #expect(echo.correlation > 0.2)
+        try await RelayCallTests.expectRelayedEcho(coturn: coturn, turnURL: coturn.tcpURL, relayProtocol: "tcp")
     }
 
     @Test func relayOnlyCallEchoesSpeechOverTURNTLS() async throws {
         let coturn = try CoturnServer(tls: true)
         let tlsURL = try #require(coturn.tlsURL)
-        let (bridge, port) = try RelayCallTests.bridge(turn: BridgeTURNServers(urls: [tlsURL], secret: coturn.secret))
-        defer { bridge.stop() }
-        let (stats, input, output) = try await RelayCallTests.echoCall(
-            port: port, policy: .relay, trustedCAFile: coturn.certificatePath)
-        #expect(stats.localCandidateType == "relay")
-        #expect(stats.relayProtocol == "tls")
-        #expect(stats.packetsReceived > 100)
-        let echo = Envelope.bestMatch(reference: input, degraded: output)
-        print(
-            String(
-                format: "TURN/TLS echo: correlation %.2f, round trip %.0f ms", echo.correlation, echo.delayMilliseconds)
-        )
-        #expect(echo.correlation > 0.2)
+        try await RelayCallTests.expectRelayedEcho(
+            coturn: coturn, turnURL: tlsURL, relayProtocol: "tls", trustedCAFile: coturn.certificatePath)
     }
 
     /// Nothing listens on the TCP port: the refused connect is the relay's failure, named, and a relay-only
