@@ -105,12 +105,13 @@ extension MediaEndpoint {
     }
 
     /// Sends through the relay whose relayed address is `local`: true if there is one.
-    func sendThroughRelay(_ bytes: [UInt8], from local: TransportAddress, to remote: TransportAddress, at now: Instant)
-        -> Bool
-    {
+    /// Copies the bytes only when they do go through a relay (a direct path's packets never do).
+    func sendThroughRelay(
+        _ bytes: some Sequence<UInt8>, from local: TransportAddress, to remote: TransportAddress, at now: Instant
+    ) -> Bool {
         guard let index = relays.firstIndex(where: { $0.client.relayedAddress == local }) else { return false }
         guard !relays[index].dead else { return true }
-        relays[index].client.handle(.send(bytes, to: remote), at: now)
+        relays[index].client.handle(.send(Array(bytes), to: remote), at: now)
         pumpRelay(index, at: now)
         return true
     }

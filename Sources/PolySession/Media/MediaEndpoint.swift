@@ -250,7 +250,7 @@ public final class MediaEndpoint {
     /// Queues a datagram from a reused slot: no allocation once the shell has let go of the slot's last use.
     /// From a relayed address it goes through that TURN allocation instead.
     func transmit(_ bytes: ArraySlice<UInt8>, from: TransportAddress, to: TransportAddress, at now: Instant) {
-        if !relays.isEmpty, sendThroughRelay(Array(bytes), from: from, to: to, at: now) { return }
+        if !relays.isEmpty, sendThroughRelay(bytes, from: from, to: to, at: now) { return }
         let index = transmitRingIndex
         transmitRingIndex = (transmitRingIndex + 1) % transmitRing.count
         transmitRing[index].removeAll(keepingCapacity: true)
