@@ -124,6 +124,9 @@ private final class MediaEventMapper: Sendable {
             setFlowing(false)
             onEvent(.noPath(reason))
         case .relayFailed(let reason): logger.warn("TURN relay unavailable: \(reason)")
+        case .relayReallocated(let server):
+            logger.info("TURN server \(server) gave a new relayed address: restarting ICE")
+            onEvent(.relayAddressChanged)
         case .closed: setFlowing(false)
         case .gatheringComplete: break
         }
