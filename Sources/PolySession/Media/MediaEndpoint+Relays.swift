@@ -207,7 +207,8 @@ extension MediaEndpoint {
             case .allocated(let relayed, let mapped, _):
                 guard relays[index].pending else {
                     // A re-allocation (437): the relayed address ICE offered is gone; a restart offers the new one.
-                    if !relays[index].retiring { emit(.relayReallocated(relays[index].client.configuration.serverName)) }
+                    let server = relays[index].client.configuration.serverName
+                    if !relays[index].retiring { emit(.relayReallocated(server)) }
                     continue
                 }
                 relays[index].pending = false

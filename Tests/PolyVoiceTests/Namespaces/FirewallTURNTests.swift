@@ -147,8 +147,9 @@ struct FirewallTURNTests {
         try nft.run()
         nft.waitUntilExit()
         guard nft.terminationStatus == 0 else {
+            let command = arguments.joined(separator: " ")
             throw NamespacePair.SetupError(
-                description: "nft \(arguments.joined(separator: " ")) failed (\(nft.terminationStatus)): install nftables")
+                description: "nft \(command) failed (\(nft.terminationStatus)): install nftables")
         }
     }
 
