@@ -29,7 +29,7 @@ final class TransportCallMedia: CallMedia {
         let events = MediaEventMapper(onEvent: setup.onEvent, logger: setup.logger)
         let transport = try MediaTransport(
             configuration: configuration, localIPs: localIPs, source: setup.audio.source, sink: setup.audio.sink,
-            onEvent: { events.handle($0) })
+            impairment: setup.options.networkImpairment, onEvent: { events.handle($0) })
         return TransportCallMedia(transport: transport)
     }
 
