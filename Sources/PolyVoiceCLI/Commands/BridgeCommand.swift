@@ -18,6 +18,10 @@ extension Subcommand {
             refuses to start unless --allow-any-token is given. Tokens are never printed or logged.
 
             Options:
+              --config F             Read settings from F first: lines of key = value, each key a long
+                                     option below without its dashes (port = 8080, verbose = true);
+                                     options on the command line win (the service reads
+                                     /etc/polyvoice/bridge.conf this way)
               --host ADDR            Address to bind (default 127.0.0.1)
               --port N               Port (default 8080; 0 picks a free port)
               --agent SPEC           echo (default), echo:MS (delayed echo), play:FILE (play a WAV once),
@@ -42,7 +46,7 @@ extension Subcommand {
                                      static-auth-secret): each call gets credentials valid for
               --turn-lifetime S      seconds (default 86400): username <expiry>:<call id>, credential
                                      base64(HMAC-SHA1(secret, username))
-              --log-format F         text (default) or json (one JSON object per line)
+              --log-format FMT       text (default) or json (one JSON object per line)
               --verbose              Log every request
             """,
         run: { arguments in try BridgeCommand.run(arguments) }
@@ -50,14 +54,19 @@ extension Subcommand {
 }
 
 private enum BridgeCommand {
+    static let valued: Set<String> = [
+        "host", "port", "agent", "token-file", "advertise", "media-port", "max-calls", "record",
+        "log-format", "resume-grace", "media-timeout", "rate", "turn", "turn-secret-file", "turn-lifetime",
+    ]
+    static let flagNames: Set<String> = ["allow-any-token", "verbose"]
+
     static func run(_ arguments: [String]) throws -> Int32 {
-        let parsed = try Arguments(
-            arguments,
-            valued: [
-                "host", "port", "agent", "token-file", "advertise", "media-port", "max-calls", "record",
-                "log-format", "resume-grace", "media-timeout", "rate", "turn", "turn-secret-file", "turn-lifetime",
-            ],
-            flagNames: ["allow-any-token", "verbose"])
+        let first = try Arguments(arguments, valued: valued.union(["config"]), flagNames: flagNames)
+        var fromFile: [String] = []
+        if let path = first.string("config") {
+            fromFile = try OptionsFile.arguments(from: path, valued: valued, flagNames: flagNames)
+        }
+        let parsed = try Arguments(fromFile + arguments, valued: valued.union(["config"]), flagNames: flagNames)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let agent: AgentSpec
         do { agent = try AgentSpec(parsing: parsed.string("agent") ?? "echo") } catch {
