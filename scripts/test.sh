@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: warning-free build, then every test target.
+# The whole test suite: warning-free build, every test target, then the Debian package test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -8,4 +8,9 @@ bash scripts/build.sh
 eval "$(bash scripts/pulse-null.sh start)"
 trap 'bash scripts/pulse-null.sh stop' EXIT
 POLYVOICE_DEVICE_TEST=1 swift test --skip-build --no-parallel 2>&1 | grep -vE 'prohibited flag'
-exit "${PIPESTATUS[0]}"
+tests=${PIPESTATUS[0]}
+# The Debian package: release build, lintian, then installed and run in a Debian 12 root without Swift.
+package=0
+{ bash scripts/package.sh && bash scripts/package-test.sh; } || package=$?
+[ "$tests" -eq 0 ] || { echo "test: swift test failed ($tests)"; exit "$tests"; }
+[ "$package" -eq 0 ] || { echo "test: the package test failed ($package)"; exit "$package"; }
