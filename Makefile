@@ -32,4 +32,4 @@ fuzz:
 	bash scripts/fuzz.sh $(or $(NAME),FuzzRTP) $(or $(TIME),60)
 
 clean:
-	rm -rf .build out dist
+	rm -rf .build out dist Samples/ExamplePackage/.build
