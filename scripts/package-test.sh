@@ -123,7 +123,8 @@ check "man -w polyvoice" "/usr/share/man/man1/polyvoice.1.gz" man -w polyvoice
 check "man -w polyvoice-call" "/usr/share/man/man1/polyvoice-call.1.gz" man -w polyvoice-call
 check "polyvoice devices" "No audio devices found|^ID +NAME" polyvoice devices
 check "polyvoice demo" "Demo call \(script agent\)" polyvoice demo
-check "bash completion installed" "_polyvoice" cat /usr/share/bash-completion/completions/polyvoice
+check "bash completion completes 'polyvoice ca'" "^call$" \
+  "bash -c '. /usr/share/bash-completion/completions/polyvoice; COMP_WORDS=(polyvoice ca); COMP_CWORD=1; _polyvoice; echo \${COMPREPLY[*]}'"
 unit=/lib/systemd/system/polyvoice-bridge.service
 check "bridge unit verifies (systemd-analyze)" "^verified$" "systemd-analyze verify $unit && echo verified"
 check "bridge unit: dynamic user, no token or environment in it" "^clean$" \
