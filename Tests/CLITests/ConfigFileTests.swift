@@ -29,6 +29,13 @@ struct ConfigFileTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("xdg/polyvoice/config:3: expected 'key = value'"), "\(result.stderr)")
 
+        let (badValueHome, badValue) = try Self.home(user: "\nenvironment = mars\n")
+        defer { try? FileManager.default.removeItem(at: badValueHome) }
+        let mars = try await runPolyvoice(["call"], environment: badValue)
+        #expect(mars.status == 2)
+        #expect(
+            mars.stderr.contains("unknown environment 'mars'") && mars.stderr.contains("config:2)"), "\(mars.stderr)")
+
         let (other, unknown) = try Self.home(user: nil, system: "colour = blue\n")
         defer { try? FileManager.default.removeItem(at: other) }
         let second = try await runPolyvoice(["call"], environment: unknown)
@@ -87,6 +94,14 @@ struct ConfigFileTests {
         let bad = try await runPolyvoice(["bridge", "--config", conf.path])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("bridge.conf:2: 'verbose' takes true or false"), "\(bad.stderr)")
+        // A bad value from the file names the line; the same option on the command line is the user's own.
+        try "# service\nport = 99999\n".write(to: conf, atomically: true, encoding: .utf8)
+        let badPort = try await runPolyvoice(["bridge", "--config", conf.path])
+        #expect(badPort.status == 2)
+        #expect(
+            badPort.stderr.contains("--port must be") && badPort.stderr.contains("bridge.conf:2)"), "\(badPort.stderr)")
+        let flagged = try await runPolyvoice(["bridge", "--config", conf.path, "--port", "99998"])
+        #expect(flagged.status == 2 && !flagged.stderr.contains("bridge.conf"), "\(flagged.stderr)")
         let missing = try await runPolyvoice(["bridge", "--config", home.appendingPathComponent("nope").path])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("no such file"))

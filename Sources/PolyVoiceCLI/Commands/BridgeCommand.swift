@@ -61,12 +61,18 @@ private enum BridgeCommand {
     static let flagNames: Set<String> = ["allow-any-token", "verbose"]
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let first = try Arguments(arguments, valued: valued.union(["config"]), flagNames: flagNames)
-        var fromFile: [String] = []
-        if let path = first.string("config") {
-            fromFile = try OptionsFile.arguments(from: path, valued: valued, flagNames: flagNames)
+        let commandLine = try Arguments(arguments, valued: valued.union(["config"]), flagNames: flagNames)
+        let settings = try commandLine.string("config").map {
+            try OptionsFile.settings(from: $0, valued: valued, flagNames: flagNames)
         }
+        let fromFile = try OptionsFile.arguments(from: settings ?? [], flagNames: flagNames)
         let parsed = try Arguments(fromFile + arguments, valued: valued.union(["config"]), flagNames: flagNames)
+        do { return try run(parsed) } catch let error as UsageError {
+            throw OptionsFile.attributed(error, settings: settings ?? [], commandLine: commandLine)
+        }
+    }
+
+    private static func run(_ parsed: Arguments) throws -> Int32 {
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let agent: AgentSpec
         do { agent = try AgentSpec(parsing: parsed.string("agent") ?? "echo") } catch {

@@ -99,9 +99,19 @@ enum CallCommand {
 
     /// From --bridge or --environment, else from the config files' `bridge` or `environment`.
     static func environment(_ parsed: Arguments, defaults: ClientDefaults) throws -> Environment {
-        var chosen = (parsed.string("bridge"), parsed.string("environment"))
-        if chosen == (nil, nil) { chosen = (defaults.value("bridge"), defaults.value("environment")) }
-        switch chosen {
+        let flags = (parsed.string("bridge"), parsed.string("environment"))
+        guard flags == (nil, nil) else { return try environment(bridge: flags.0, environment: flags.1) }
+        let setting = defaults.settings["bridge"] ?? defaults.settings["environment"]
+        do {
+            return try environment(bridge: defaults.value("bridge"), environment: defaults.value("environment"))
+        } catch let error as UsageError where setting != nil {
+            // A bad value from a config file: say which line to fix.
+            throw UsageError("\(error.message) (set by \(setting!.source))")
+        }
+    }
+
+    private static func environment(bridge: String?, environment: String?) throws -> Environment {
+        switch (bridge, environment) {
         case (.some, .some): throw UsageError("give --bridge or --environment, not both")
         case (nil, nil): throw UsageError("missing --bridge URL or --environment us|uk|euw|cluster:NAME|local:PORT")
         case (let url?, nil):
