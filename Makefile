@@ -1,6 +1,6 @@
 # PolyVoice for Linux. Each main target runs scripts/setup.sh first, so one
 # command does all set-up on a fresh Debian 12 machine with the Swift toolchain.
-.PHONY: setup build lint format test demo bench fuzz clean
+.PHONY: setup build lint format test package demo bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -17,6 +17,10 @@ format:
 test: setup lint
 	@bash scripts/test.sh
 
+# dist/polyvoice_<version>_amd64.deb (scripts/package.sh); make test also installs it into a Debian 12 root.
+package: setup
+	@bash scripts/package.sh
+
 demo: setup
 	@bash scripts/demo.sh
 
@@ -28,4 +32,4 @@ fuzz:
 	bash scripts/fuzz.sh $(or $(NAME),FuzzRTP) $(or $(TIME),60)
 
 clean:
-	rm -rf .build out
+	rm -rf .build out dist Samples/ExamplePackage/.build

@@ -54,7 +54,10 @@ let package = Package(
             ]),
         .target(
             name: "PolyVoiceTesting", dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
-        .executableTarget(name: "PolyVoiceCLI", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
+        // The commit `make package` builds from (a generated header; see Sources/CBuildInfo).
+        .target(name: "CBuildInfo"),
+        .executableTarget(
+            name: "PolyVoiceCLI", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "CBuildInfo"]),
 
         // MARK: Tests mirror the targets.
         .testTarget(name: "PolyCoreTests", dependencies: ["PolyCore"]),

@@ -20,8 +20,6 @@ struct Subcommand: Sendable {
 }
 
 enum CLI {
-    static let version = "0.1.0"
-
     /// Every subcommand; each lives in its own file under Commands/.
     static let subcommands: [Subcommand] = [
         .bridge,
@@ -37,7 +35,7 @@ enum CLI {
 
     static var topHelp: String {
         var text = """
-            polyvoice \(version) — voice calls from Linux to AI voice agents
+            polyvoice \(Version.number) — voice calls from Linux to AI voice agents
 
             Usage: polyvoice <command> [options]
                    polyvoice <command> --help
@@ -52,8 +50,15 @@ enum CLI {
         text += """
 
             Options:
-              -h, --help     Show this help
-              --version      Print the version
+              -h, --help     Show this help (polyvoice help COMMAND: a command's help)
+              --version      Print the version, the commit and the linked library versions
+
+            Files:
+              /etc/polyvoice/config          Defaults for every user: key = value lines (bridge,
+                                             environment, token-file, input, output)
+              ~/.config/polyvoice/config     The same for one user ($XDG_CONFIG_HOME/polyvoice/config);
+                                             it wins over /etc, and command-line flags win over both
+              /etc/polyvoice/bridge.conf     Settings of the polyvoice-bridge service
 
             Exit codes: 0 ended normally, 1 other failure, 2 usage, 3 auth, 4 network/timeout, 5 media/device.
             """
@@ -66,11 +71,13 @@ enum CLI {
             return ExitCode.usage
         }
         switch first {
-        case "-h", "--help", "help":
+        case "-h", "--help":
             print(topHelp)
             return ExitCode.ok
+        case "help":
+            return HelpCommand.run(Array(arguments.dropFirst()))
         case "--version", "version":
-            print("polyvoice \(version)")
+            print(Version.report)
             return ExitCode.ok
         default:
             break

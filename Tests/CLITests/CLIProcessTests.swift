@@ -17,27 +17,47 @@ struct ProcessResult {
     let status: Int32
     let stdout: String
     let stderr: String
+    /// Standard output as bytes, for commands that write audio there (`--output -`).
+    var stdoutData = Data()
 }
 
 /// Runs `polyvoice` to completion. The blocking wait happens on a Dispatch thread, not on the
 /// test's cooperative pool, so long runs do not starve concurrently running async tests.
-func runPolyvoice(_ arguments: [String], environment: [String: String]? = nil) async throws -> ProcessResult {
-    try await runBuiltBinary("polyvoice", arguments, environment: environment)
+/// `standardInput` is written to the child's stdin (then closed); `directory` is its working directory.
+func runPolyvoice(
+    _ arguments: [String], environment: [String: String]? = nil, standardInput: Data? = nil,
+    directory: URL? = nil
+) async throws -> ProcessResult {
+    try await runBuiltBinary(
+        "polyvoice", arguments, environment: environment, standardInput: standardInput, directory: directory)
 }
 
 /// Runs a binary built next to `polyvoice` (the CLI or a sample) to completion, off the cooperative pool.
-func runBuiltBinary(_ name: String, _ arguments: [String], environment: [String: String]? = nil) async throws
-    -> ProcessResult
-{
+func runBuiltBinary(
+    _ name: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: Data? = nil,
+    directory: URL? = nil
+) async throws -> ProcessResult {
     let process = Process()
     process.executableURL = polyvoiceBinary().deletingLastPathComponent().appendingPathComponent(name)
     process.arguments = arguments
     if let environment { process.environment = environment }
+    if let directory { process.currentDirectoryURL = directory }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let input = standardInput.map { _ in Pipe() }
+    if let input { process.standardInput = input }
     try process.run()
+    if let input, let standardInput {
+        // On a thread of its own: a child that reads slowly must not block the test's pool.
+        // A child that exits before reading everything must fail its test, not kill the runner with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        Thread {
+            try? input.fileHandleForWriting.write(contentsOf: standardInput)
+            try? input.fileHandleForWriting.close()
+        }.start()
+    }
     return await withCheckedContinuation { continuation in
         DispatchQueue.global().async {
             // Drain both pipes at once so a child that fills one cannot deadlock on the other.
@@ -49,7 +69,7 @@ func runBuiltBinary(_ name: String, _ arguments: [String], environment: [String:
                 returning: ProcessResult(
                     status: process.terminationStatus,
                     stdout: String(decoding: outData, as: UTF8.self),
-                    stderr: String(decoding: errData, as: UTF8.self)))
+                    stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData))
         }
     }
 }

@@ -19,9 +19,11 @@ extension WAVFile {
         while reader.remaining >= 8 {
             guard let id = try? reader.readBytes(4), let size = try? reader.readUInt32LE() else { break }
             let chunk = String(decoding: id, as: UTF8.self)
-            let declared = Int(size)
+            var declared = Int(size)
             if chunk == "data" {
                 guard let format else { throw fail(.missingChunk("fmt ")) }
+                // A stream (a pipe) says "unknown length" with all ones: the data is what follows.
+                if size == 0xFFFF_FFFF { declared = reader.remaining / format.blockAlign * format.blockAlign }
                 guard declared <= reader.remaining else {
                     throw fail(.truncatedData(declared: declared, available: reader.remaining))
                 }

@@ -64,10 +64,15 @@ public struct WAVFile: Sendable, Equatable {
         return Array(output.dropFirst(delay).prefix(length))
     }
 
-    /// Reads a WAV file.
+    /// Reads a WAV file, or a stream (a pipe such as /dev/stdin) to its end.
     public static func read(from url: URL) throws(WAVError) -> WAVFile {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
+        // Through a file handle: Data(contentsOf:) refuses pipes, and `polyvoice call --input -` reads one.
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            data = try handle.readToEnd() ?? Data()
+        } catch {
             throw WAVError(file: url.path, problem: .io(Self.reason(error)))
         }
         return try decode([UInt8](data), name: url.path)

@@ -8,6 +8,8 @@ public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
     public let name: String
     private var descriptor: Int32
     private var dataBytes = 0
+    /// Not seekable (a pipe): the header keeps its unknown-length sizes.
+    private var streaming = false
     /// The first write error, if any; later samples are dropped.
     public private(set) var error: WAVError?
     /// Little-endian staging, so `write` does not allocate.
@@ -20,7 +22,13 @@ public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
         descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         // Every property is set here, so a throw below still runs `deinit` (which frees `staging`).
         guard descriptor >= 0 else { throw WAVError(file: url.path, problem: .io(String(cString: strerror(errno)))) }
-        let header = WAVFile(sampleRate: AudioFrameFormat.sampleRate, layout: .mono, samples: .int16([])).encoded()
+        var header = WAVFile(sampleRate: AudioFrameFormat.sampleRate, layout: .mono, samples: .int16([])).encoded()
+        // A pipe (standard output) cannot be rewound to fill in the sizes: say "unknown length" (all ones),
+        // as streaming WAV writers do, and leave the header alone at close.
+        streaming = lseek(descriptor, 0, SEEK_CUR) < 0
+        if streaming {
+            for offset in [4, 5, 6, 7, 40, 41, 42, 43] { header[offset] = 0xFF }
+        }
         if !header.withUnsafeBytes({ writeAll($0) }) {
             Glibc.close(descriptor)
             descriptor = -1
@@ -53,6 +61,11 @@ public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
     /// Finalises the header (RIFF and data sizes) and closes the file. Idempotent.
     public func close() {
         guard descriptor >= 0 else { return }
+        guard !streaming else {
+            Glibc.close(descriptor)
+            descriptor = -1
+            return
+        }
         patch(UInt32(truncatingIfNeeded: 36 + dataBytes), at: 4)
         patch(UInt32(truncatingIfNeeded: dataBytes), at: 40)
         Glibc.close(descriptor)

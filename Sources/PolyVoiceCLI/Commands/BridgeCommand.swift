@@ -18,6 +18,10 @@ extension Subcommand {
             refuses to start unless --allow-any-token is given. Tokens are never printed or logged.
 
             Options:
+              --config F             Read settings from F first: lines of key = value, each key a long
+                                     option below without its dashes (port = 8080, verbose = true);
+                                     options on the command line win (the service reads
+                                     /etc/polyvoice/bridge.conf this way)
               --host ADDR            Address to bind (default 127.0.0.1)
               --port N               Port (default 8080; 0 picks a free port)
               --agent SPEC           echo (default), echo:MS (delayed echo), play:FILE (play a WAV once),
@@ -47,7 +51,7 @@ extension Subcommand {
                                      static-auth-secret): each call gets credentials valid for
               --turn-lifetime S      seconds (default 86400): username <expiry>:<call id>, credential
                                      base64(HMAC-SHA1(secret, username))
-              --log-format F         text (default) or json (one JSON object per line)
+              --log-format FMT       text (default) or json (one JSON object per line)
               --verbose              Log every request
             """,
         run: { arguments in try BridgeCommand.run(arguments) }
@@ -55,15 +59,25 @@ extension Subcommand {
 }
 
 private enum BridgeCommand {
+    static let valued: Set<String> = [
+        "host", "port", "agent", "reply-latency", "yield-ms", "token-file", "advertise", "media-port", "max-calls",
+        "record", "log-format", "resume-grace", "media-timeout", "rate", "turn", "turn-secret-file", "turn-lifetime",
+    ]
+    static let flagNames: Set<String> = ["allow-any-token", "verbose", "false-yield"]
+
     static func run(_ arguments: [String]) throws -> Int32 {
-        let parsed = try Arguments(
-            arguments,
-            valued: [
-                "host", "port", "agent", "reply-latency", "yield-ms", "token-file", "advertise", "media-port",
-                "max-calls", "record",
-                "log-format", "resume-grace", "media-timeout", "rate", "turn", "turn-secret-file", "turn-lifetime",
-            ],
-            flagNames: ["allow-any-token", "verbose", "false-yield"])
+        let commandLine = try Arguments(arguments, valued: valued.union(["config"]), flagNames: flagNames)
+        let settings = try commandLine.string("config").map {
+            try OptionsFile.settings(from: $0, valued: valued, flagNames: flagNames)
+        }
+        let fromFile = try OptionsFile.arguments(from: settings ?? [], flagNames: flagNames)
+        let parsed = try Arguments(fromFile + arguments, valued: valued.union(["config"]), flagNames: flagNames)
+        do { return try run(parsed) } catch let error as UsageError {
+            throw OptionsFile.attributed(error, settings: settings ?? [], commandLine: commandLine)
+        }
+    }
+
+    private static func run(_ parsed: Arguments) throws -> Int32 {
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let agent = try Self.agent(parsed)
         guard let format = BridgeLogFormat(rawValue: parsed.string("log-format") ?? "text") else {

@@ -16,12 +16,23 @@ extension Subcommand {
             the API key from POLYVOICE_API_KEY. They are never printed. There is no token option on the
             command line, so tokens do not end up in shell history or process lists.
 
+            A path (anything with a '/', a name ending in .wav, or an existing file) is always a file,
+            never a device name: --output ./reply writes the file reply.
+
+            Defaults for --bridge/--environment, --token-file, --input and --output come from
+            $XDG_CONFIG_HOME/polyvoice/config (~/.config/polyvoice/config) and /etc/polyvoice/config, lines
+            of key = value (bridge, environment, token-file, input, output); flags and POLYVOICE_WEBRTC_TOKEN
+            win over them. polyvoice doctor shows which file set what.
+
             Options:
               --bridge URL           Bridge base URL (e.g. http://127.0.0.1:8080/)
               --environment ENV      us, uk, euw, cluster:NAME or local:PORT
               --token-file F         File holding the web calling token
-              --input SRC            default (microphone), a device name or id, FILE.wav, or null
-              --output DST           default (speaker), a device name or id, FILE.wav, or null
+              --input SRC            default (microphone), a device name or id, a WAV file, null, or -
+                                     (a WAV stream on standard input, read to its end first)
+              --output DST           default (speaker), a device name or id, a WAV file, null (or
+                                     /dev/null), or - (a WAV stream on standard output; the status
+                                     line and --json go to standard error instead)
               --duration S           Hang up after S seconds connected
               --mute                 Start with the microphone muted
               --relay-only           Use only TURN relay paths (iceTransportPolicy "relay")
@@ -67,12 +78,16 @@ enum CallCommand {
             ],
             flagNames: ["mute", "no-audio-processing", "json", "verbose", "relay-only"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let environment = try Self.environment(parsed)
-        let token = try Self.webCallingToken(parsed)
+        let defaults = try ClientDefaults.loadForCommand()
+        let environment = try Self.environment(parsed, defaults: defaults)
+        let token = try Self.webCallingToken(parsed, defaults: defaults)
         let duration = try parsed.double("duration", in: 0.1...86_400)
+        let input = try Self.input(
+            AudioEndpointArgument(parsed.string("input") ?? defaults.value("input") ?? "default"))
+        let output = try Self.output(
+            AudioEndpointArgument(parsed.string("output") ?? defaults.value("output") ?? "default"))
         var options = VoiceOptions(
-            input: Self.input(parsed.string("input") ?? "default"),
-            output: Self.output(parsed.string("output") ?? "default"), muted: parsed.flag("mute"),
+            input: input, output: output, muted: parsed.flag("mute"),
             audioProcessing: parsed.flag("no-audio-processing") ? .off : .auto)
         options.iceTransportPolicy = parsed.flag("relay-only") ? .relay : .all
         options.iceServers = try ICEServerArguments.servers(parsed)
@@ -89,8 +104,21 @@ enum CallCommand {
         return outcome.exitCode
     }
 
-    static func environment(_ parsed: Arguments) throws -> Environment {
-        switch (parsed.string("bridge"), parsed.string("environment")) {
+    /// From --bridge or --environment, else from the config files' `bridge` or `environment`.
+    static func environment(_ parsed: Arguments, defaults: ClientDefaults) throws -> Environment {
+        let flags = (parsed.string("bridge"), parsed.string("environment"))
+        guard flags == (nil, nil) else { return try environment(bridge: flags.0, environment: flags.1) }
+        let setting = defaults.settings["bridge"] ?? defaults.settings["environment"]
+        do {
+            return try environment(bridge: defaults.value("bridge"), environment: defaults.value("environment"))
+        } catch let error as UsageError where setting != nil {
+            // A bad value from a config file: say which line to fix.
+            throw UsageError("\(error.message) (set by \(setting!.source))")
+        }
+    }
+
+    private static func environment(bridge: String?, environment: String?) throws -> Environment {
+        switch (bridge, environment) {
         case (.some, .some): throw UsageError("give --bridge or --environment, not both")
         case (nil, nil): throw UsageError("missing --bridge URL or --environment us|uk|euw|cluster:NAME|local:PORT")
         case (let url?, nil):
@@ -114,38 +142,46 @@ enum CallCommand {
         }
     }
 
-    /// From --token-file (first line that is not empty or a # comment) or POLYVOICE_WEBRTC_TOKEN.
-    static func webCallingToken(_ parsed: Arguments) throws -> String {
-        if let path = parsed.string("token-file") {
+    /// From --token-file (first line that is not empty or a # comment), POLYVOICE_WEBRTC_TOKEN, or the
+    /// config files' `token-file`, in that order.
+    static func webCallingToken(_ parsed: Arguments, defaults: ClientDefaults) throws -> String {
+        let variable = ProcessInfo.processInfo.environment["POLYVOICE_WEBRTC_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if parsed.string("token-file") == nil, let variable { return variable }
+        let configured = defaults.settings["token-file"]
+        if let path = parsed.string("token-file") ?? configured?.value {
+            // Name where the path came from: a stale config line is otherwise hard to find.
+            let origin = parsed.string("token-file") != nil ? "--token-file" : "token-file (\(configured!.source))"
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw UsageError("cannot read --token-file '\(path)'")
+                throw UsageError("cannot read \(origin) '\(path)'")
             }
             let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
                 .first { !$0.isEmpty && !$0.hasPrefix("#") }
-            guard let line else { throw UsageError("--token-file '\(path)' holds no token") }
+            guard let line else { throw UsageError("\(origin) '\(path)' holds no token") }
             return line
         }
-        guard let token = ProcessInfo.processInfo.environment["POLYVOICE_WEBRTC_TOKEN"], !token.isEmpty else {
-            throw UsageError("no web calling token: set POLYVOICE_WEBRTC_TOKEN or give --token-file")
-        }
-        return token
+        throw UsageError(
+            "no web calling token: set POLYVOICE_WEBRTC_TOKEN, give --token-file or set token-file in "
+                + "the config file")
     }
 
-    static func input(_ text: String) -> AudioInput {
-        switch text {
-        case "default": .defaultDevice
-        case "null": .null
-        case let path where path.lowercased().hasSuffix(".wav"): .file(URL(fileURLWithPath: path), loop: false)
-        default: .device(text)
+    static func input(_ argument: AudioEndpointArgument) throws -> AudioInput {
+        switch argument {
+        case .defaultDevice: .defaultDevice
+        case .null: .null
+        case .standardStream: .file(URL(fileURLWithPath: StandardAudioStream.inputPath), loop: false)
+        case .file(let path): .file(URL(fileURLWithPath: path), loop: false)
+        case .device(let name): .device(name)
         }
     }
 
-    static func output(_ text: String) -> AudioOutput {
-        switch text {
-        case "default": .defaultDevice
-        case "null": .null
-        case let path where path.lowercased().hasSuffix(".wav"): .file(URL(fileURLWithPath: path))
-        default: .device(text)
+    /// `-` takes standard output for the WAV stream, so call this before anything is printed.
+    static func output(_ argument: AudioEndpointArgument) throws -> AudioOutput {
+        switch argument {
+        case .defaultDevice: .defaultDevice
+        case .null: .null
+        case .standardStream: .file(URL(fileURLWithPath: try StandardAudioStream.takeStandardOutput()))
+        case .file(let path): .file(URL(fileURLWithPath: path))
+        case .device(let name): .device(name)
         }
     }
 }

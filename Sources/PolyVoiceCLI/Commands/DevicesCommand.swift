@@ -7,7 +7,7 @@ extension Subcommand {
         name: "devices",
         summary: "List audio input and output devices",
         help: """
-            Usage: polyvoice devices [--json]
+            Usage: polyvoice devices [--json | --names]
 
             Lists the audio devices PortAudio finds (ALSA, PulseAudio/PipeWire through ALSA, OSS):
             id, name, host API, input and output channels, native sample rate, and which devices are
@@ -15,6 +15,7 @@ extension Subcommand {
 
             Options:
               --json   Print a JSON array of devices instead of the table
+              --names  Print each device name once, one a line (what shell completion offers)
 
             Examples:
               polyvoice devices
@@ -27,7 +28,7 @@ extension Subcommand {
 }
 
 private func runDevices(_ arguments: [String]) throws -> Int32 {
-    let parsed = try Arguments(arguments, valued: [], flagNames: ["json"])
+    let parsed = try Arguments(arguments, valued: [], flagNames: ["json", "names"])
     guard parsed.positionals.isEmpty else {
         throw UsageError("unexpected argument '\(parsed.positionals[0])'")
     }
@@ -36,7 +37,10 @@ private func runDevices(_ arguments: [String]) throws -> Int32 {
         printError("polyvoice devices: \(error)")
         return ExitCode.media
     }
-    if parsed.flag("json") {
+    if parsed.flag("names") {
+        var seen = Set<String>()
+        for device in devices where seen.insert(device.name).inserted { print(device.name) }
+    } else if parsed.flag("json") {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         print(String(decoding: try encoder.encode(devices), as: UTF8.self))

@@ -12,6 +12,8 @@ extension Subcommand {
 
             Checks, one line each (✓ works, ! warning, ✗ failure, with what to do):
               Libraries       Opus, libsrtp2, OpenSSL, libwebsockets and PortAudio load and start (versions)
+              Configuration   the config files looked at (/etc/polyvoice/config, then
+                              ~/.config/polyvoice/config) and each setting with the file and line that set it
               Audio system    PortAudio host APIs, devices, default input and output, PulseAudio
                               (PULSE_SERVER / pactl info), ALSA's default pcm
               Optional tools  espeak-ng, PESQ/STOI in the project's Python venv
@@ -44,12 +46,16 @@ private func runDoctor(_ arguments: [String]) throws -> Int32 {
     guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
     let checks: [DoctorCheck]
     if parsed.flag("network") {
+        let defaults = try ClientDefaults.loadForCommand()
         checks = NetworkChecks.all(
-            bridge: try CallCommand.environment(parsed).bridgeBaseURL, token: try CallCommand.webCallingToken(parsed),
+            bridge: try CallCommand.environment(parsed, defaults: defaults).bridgeBaseURL,
+            token: try CallCommand.webCallingToken(parsed, defaults: defaults),
             extra: try ICEServerArguments.servers(parsed),
             caFile: parsed.string("turn-ca-file") ?? ProcessInfo.processInfo.environment["POLYVOICE_CA_FILE"])
     } else {
-        checks = LibraryChecks.all() + AudioSystemChecks.all() + ToolChecks.all() + PipelineChecks.all()
+        checks =
+            LibraryChecks.all() + ConfigChecks.all() + AudioSystemChecks.all() + ToolChecks.all()
+            + PipelineChecks.all()
     }
     let failed = checks.filter { $0.status == .fail }.count
     if parsed.flag("json") {

@@ -15,8 +15,10 @@ extension Subcommand {
 
             Sends captured audio through the call's media path on this machine: Opus in 20 ms packets (with
             in-band FEC unless --no-fec), a simulated network with the given loss, delay and jitter, and the
-            adaptive jitter buffer, then plays it. An argument ending in .wav (or containing a '/') is a file;
-            anything else is a device: "default", an id or part of a name from 'polyvoice devices'.
+            adaptive jitter buffer, then plays it. A path (containing a '/', ending in .wav, or an existing
+            file) is a file; "null" or /dev/null is silence in and nothing out; "-" is a WAV stream on standard
+            input or output (the statistics then go to standard error); anything else is a device:
+            "default", an id or part of a name from 'polyvoice devices'.
 
             File to file runs in virtual time (seconds of audio in a fraction of a second) and scores the
             output against the input with PESQ/STOI when the project's Python venv has them. With a device,
@@ -49,6 +51,10 @@ extension Subcommand {
 private struct LoopbackCommand {
     let input: String
     let output: String
+    private let inputEnd: AudioEndpointArgument
+    private let outputEnd: AudioEndpointArgument
+    /// Where the output is written when it is not a device (standard output is taken once, up front).
+    private let outputFile: String?
     let duration: Double?
     let configuration: LoopbackConfiguration
     let json: Bool
@@ -68,21 +74,28 @@ private struct LoopbackCommand {
             inbandFEC: !parsed.flag("no-fec"), impairment: impairment,
             seed: UInt64(try parsed.int("seed", in: 0...Int.max) ?? 1))
         json = parsed.flag("json")
+        inputEnd = AudioEndpointArgument(input)
+        outputEnd = AudioEndpointArgument(output)
+        outputFile = try LoopbackEndpoint.outputFile(outputEnd)
     }
 
     func run() throws -> Int32 {
-        if LoopbackEndpoint.isFile(input) && LoopbackEndpoint.isFile(output) { return try runFiles() }
+        if let inputFile = LoopbackEndpoint.inputFile(inputEnd), let outputFile {
+            return try runFiles(from: inputFile, to: outputFile)
+        }
         return try runRealTime()
     }
 
     /// File to file in virtual time, scored against the input when the quality tools are there.
-    private func runFiles() throws -> Int32 {
-        var samples = try WAVFile.readPipelineSamples(from: URL(fileURLWithPath: input))
+    private func runFiles(from inputFile: String, to outputFile: String) throws -> Int32 {
+        var samples = try WAVFile.readPipelineSamples(from: URL(fileURLWithPath: inputFile))
         if let duration { samples = Array(samples.prefix(Int(duration * 48000))) }
         let result = try LoopbackPipeline.process(samples, configuration: configuration)
-        let outputURL = URL(fileURLWithPath: output)
+        let outputURL = URL(fileURLWithPath: outputFile)
         try WAVFile(sampleRate: 48000, layout: .mono, samples: .int16(result.output)).write(to: outputURL)
-        let quality = LoopbackQuality.score(reference: samples, degraded: outputURL)
+        // Only a regular file can be read back and scored (not /dev/null or a pipe).
+        let quality =
+            outputEnd.isRegularFile ? LoopbackQuality.score(reference: samples, degraded: outputURL) : nil
         report(result.statistics, seconds: Double(samples.count) / 48000, mode: "virtual-time", quality: quality)
         return ExitCode.ok
     }
@@ -92,8 +105,8 @@ private struct LoopbackCommand {
         let source: any AudioFrameSource
         let sink: any AudioFrameSink
         do {
-            source = try LoopbackEndpoint.source(input)
-            sink = try LoopbackEndpoint.sink(output)
+            source = try LoopbackEndpoint.source(inputEnd)
+            sink = try LoopbackEndpoint.sink(outputEnd, file: outputFile)
         } catch let error as AudioDeviceError {
             printError("polyvoice loopback: \(error)\n" + LoopbackEndpoint.deviceListing())
             return ExitCode.media
