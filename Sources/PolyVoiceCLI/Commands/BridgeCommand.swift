@@ -114,6 +114,7 @@ private enum BridgeCommand {
         configuration.turn = try Self.turnServers(parsed)
         // Media sockets bind the host's address (a wildcard host binds them on loopback: use --advertise).
         configuration.media = .transport(localIP: configuration.mediaIP)
+        let termination = TerminationSignals()
         let bridge = Bridge(configuration: configuration)
         let port: Int
         do { port = try bridge.start() } catch {
@@ -127,7 +128,7 @@ private enum BridgeCommand {
         let media = bridge.mediaAddress.map { ", media on udp \($0)" } ?? ""
         print("bridge: listening on http://\(configuration.host):\(port)/ (agent \(agent)\(media))")
         fflush(nil)
-        waitForTermination()
+        termination.wait()
         bridge.stop()
         return ExitCode.ok
     }

@@ -58,6 +58,7 @@ private enum ImpairCommand {
             listen: listen, upstream: upstream, up: direction == "down" ? .perfect : impairment,
             down: direction == "up" ? .perfect : impairment, seed: seed)
 
+        let termination = TerminationSignals()
         let relay: ImpairmentRelay
         do {
             relay = try ImpairmentRelay(configuration)
@@ -66,7 +67,7 @@ private enum ImpairCommand {
             return ExitCode.network
         }
         print("impair: relaying \(relay.listenAddress) -> \(upstream) (direction \(direction), seed \(seed))")
-        waitForTermination(orSeconds: duration)
+        termination.wait(orSeconds: duration)
         relay.stop()
         print(relay.counters.description)
         return ExitCode.ok
