@@ -1,5 +1,6 @@
 // The media endpoint's inputs, outputs, events and errors.
 import PolyCore
+import PolyMedia
 import PolyNet
 
 /// What the shell feeds a `MediaEndpoint`.
@@ -43,6 +44,8 @@ public enum MediaEvent: Sendable, Equatable {
     /// A TURN server could not give a relay candidate, or lost its allocation; the call goes on with the
     /// other candidates. The text names the server, never a credential.
     case relayFailed(String)
+    /// The far end sent a DTMF digit (RFC 4733), reported once per event.
+    case dtmfReceived(ReceivedDTMF)
     /// `close(at:)` finished: BYE and close_notify are queued, nothing more will be sent.
     case closed
 }
