@@ -362,7 +362,8 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
             }
             impairment?.recycle(datagram.bytes)
         }
-        if delivered { drain() } else { armImpairmentTimer() }
+        if delivered { drain() }
+        armImpairmentTimer()
     }
 
     /// Keeps one timer at the delay queue's earliest delivery.
