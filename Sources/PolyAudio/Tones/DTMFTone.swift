@@ -26,7 +26,8 @@ public enum DTMFTone {
     /// Adds the tone of `event` to `frame` (interleaved `channels`), whose first sample is sample
     /// `startSample` of the tone at `sampleRate`; sums saturate at full scale.
     public static func mix(
-        event: UInt8, startSample: Int, sampleRate: Int, channels: Int = 1, into frame: UnsafeMutableBufferPointer<Int16>
+        event: UInt8, startSample: Int, sampleRate: Int, channels: Int = 1,
+        into frame: UnsafeMutableBufferPointer<Int16>
     ) {
         guard let (low, high) = frequencies(event: event), channels > 0 else { return }
         let lowStep = 2 * Double.pi * low / Double(sampleRate)

@@ -7,7 +7,9 @@ public struct DTMFDigit: Sendable, Hashable, CustomStringConvertible {
     /// The RFC 4733 event code, 0...15.
     public let event: UInt8
 
-    static let characters: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "#", "A", "B", "C", "D"]
+    static let characters: [Character] = [
+        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "#", "A", "B", "C", "D",
+    ]
 
     public init?(event: UInt8) {
         guard event < 16 else { return nil }
