@@ -84,6 +84,18 @@ public struct RTPOutgoingStream: Sendable {
         return count
     }
 
+    /// The header of a packet of another format on this stream (RFC 4733 telephone-event): the next
+    /// sequence number with `payloadType`, `timestamp` and `marker` given. The audio timestamp does not
+    /// move (call `skipFrame` for the frame the event replaces).
+    public mutating func makeHeader(payloadType: UInt8, timestamp: UInt32, marker: Bool) -> RTPHeader {
+        let header = RTPHeader(
+            marker: marker, payloadType: payloadType, sequenceNumber: nextSequenceNumber, timestamp: timestamp,
+            ssrc: ssrc, extensions: extensions)
+        lastTimestampSent = timestamp
+        nextSequenceNumber &+= 1
+        return header
+    }
+
     /// A frame period without a packet (DTX): the timestamp advances, the sequence number does not,
     /// and the next packet starts a talkspurt.
     public mutating func skipFrame(samples: UInt32) {

@@ -29,23 +29,28 @@ public enum SDPNegotiation {
     /// Opus with the parameters PROTOCOL.md asks for.
     public static let opusFmtp = "minptime=10;useinbandfec=1"
     public static let opusPayloadType = 111
+    /// telephone-event/48000 (RFC 4733 DTMF on the Opus stream), as libwebrtc numbers it.
+    public static let telephoneEventPayloadType = 110
 
     /// The client's offer (PROTOCOL.md §2): full ICE, `setup:actpass`, one Opus audio m-line with
-    /// `mid`, `rtcp-mux`, BUNDLE, all candidates and `end-of-candidates`.
+    /// `mid`, `rtcp-mux`, BUNDLE, all candidates and `end-of-candidates`; with `telephoneEvent`, also
+    /// `telephone-event/48000` on that payload type (RFC 4733 DTMF).
     public static func offer(
-        local: SDPLocalParameters, mid: String = "0", direction: SDPDirection = .sendrecv
+        local: SDPLocalParameters, mid: String = "0", direction: SDPDirection = .sendrecv, telephoneEvent: Int? = nil
     ) -> SessionDescription {
         let audio = audioSection(
-            mid: mid, payloadType: opusPayloadType, direction: direction, setup: .actpass, rtcpMux: true, local: local)
+            mid: mid, payloadType: opusPayloadType, direction: direction, setup: .actpass, rtcpMux: true, local: local,
+            telephoneEvent: telephoneEvent)
         return session(local: local, media: [audio])
     }
 
     /// Answers `offer`: each Opus audio m-line is accepted with the reversed direction (limited to
     /// `capability`), the offer's Opus payload type and DTLS role `preferredSetup` against `actpass`;
-    /// other m-lines are rejected (port 0). Covers the bridge's pull, which adds a receive-only line.
+    /// other m-lines are rejected (port 0). Covers the bridge's pull, which adds a receive-only line. An
+    /// offered `telephone-event/48000` is accepted on its payload type when `acceptTelephoneEvent`.
     public static func answer(
         to offer: SessionDescription, local: SDPLocalParameters, capability: SDPDirection = .sendrecv,
-        preferredSetup: SDPSetup = .active
+        preferredSetup: SDPSetup = .active, acceptTelephoneEvent: Bool = true
     ) throws(SDPError) -> SessionDescription {
         var sections: [MediaDescription] = []
         var accepted: [String] = []
@@ -61,7 +66,8 @@ public enum SDPNegotiation {
                 sends: reversed.sends && capability.sends, receives: reversed.receives && capability.receives)
             let setup = answerSetup(to: offered.setup ?? offer.setup ?? .actpass, preferred: preferredSetup)
             var section = audioSection(
-                mid: mid, payloadType: pt, direction: direction, setup: setup, rtcpMux: offered.rtcpMux, local: local)
+                mid: mid, payloadType: pt, direction: direction, setup: setup, rtcpMux: offered.rtcpMux, local: local,
+                telephoneEvent: acceptTelephoneEvent ? offered.telephoneEventPayloadType : nil)
             section.proto = offered.proto
             sections.append(section)
             accepted.append(mid)
@@ -95,7 +101,7 @@ public enum SDPNegotiation {
 
     private static func audioSection(
         mid: String, payloadType: Int, direction: SDPDirection, setup: SDPSetup, rtcpMux: Bool,
-        local: SDPLocalParameters
+        local: SDPLocalParameters, telephoneEvent: Int? = nil
     ) -> MediaDescription {
         var attributes: [SDPAttribute] = [
             SDPAttribute("ice-ufrag", local.credentials.ufrag),
@@ -114,6 +120,13 @@ public enum SDPNegotiation {
                 "rtpmap", RTPMap(payloadType: payloadType, encoding: "opus", clockRate: 48000, channels: 2).value),
             SDPAttribute("fmtp", "\(payloadType) \(opusFmtp)"),
         ]
+        if let telephoneEvent {
+            attributes += [
+                SDPAttribute(
+                    "rtpmap", RTPMap(payloadType: telephoneEvent, encoding: "telephone-event", clockRate: 48000).value),
+                SDPAttribute("fmtp", "\(telephoneEvent) 0-15"),
+            ]
+        }
         if direction.sends, let ssrc = local.ssrc {
             attributes.append(SDPAttribute("ssrc", "\(ssrc) cname:\(local.cname ?? "polyvoice")"))
         }
@@ -123,7 +136,8 @@ public enum SDPNegotiation {
         let first = local.candidates.first?.address
         let connection = first.map { "IN \($0.family == .v4 ? "IP4" : "IP6") \($0.ip)" } ?? "IN IP4 0.0.0.0"
         return MediaDescription(
-            port: first?.port ?? 9, formats: [String(payloadType)], connection: connection, attributes: attributes)
+            port: first?.port ?? 9, formats: [String(payloadType)] + (telephoneEvent.map { [String($0)] } ?? []),
+            connection: connection, attributes: attributes)
     }
 
     private static func rejected(_ offered: MediaDescription) -> MediaDescription {

@@ -59,6 +59,11 @@ public struct MediaDescription: Hashable, Sendable {
     public var extmaps: [SDPExtmap] { attributes.values("extmap").compactMap(SDPExtmap.init) }
     /// The first Opus/48000 payload type offered.
     public var opusPayloadType: Int? { rtpMaps.first { $0.isOpus }?.payloadType }
+    /// The RFC 4733 telephone-event format at Opus's 48 kHz clock (the only one usable on an Opus stream,
+    /// whose timestamps it shares), if offered or answered.
+    public var telephoneEventPayloadType: Int? {
+        rtpMaps.first { $0.encoding.lowercased() == "telephone-event" && $0.clockRate == 48000 }?.payloadType
+    }
     /// Port 0 means the m-line is rejected or disabled.
     public var isRejected: Bool { port == 0 }
 }

@@ -10,7 +10,9 @@ extension MediaEndpoint {
     /// keyed, a pair is selected and a negotiated line lets us send. Muted: encoded silence is sent instead.
     public func sendAudio(_ frame: UnsafeBufferPointer<Int16>, at now: Instant) {
         guard !isClosed, srtp != nil, mediaPath != nil, canSend, frame.count == frameSamples else { return }
-        let pcm = isMuted ? UnsafeBufferPointer(silence) : frame
+        let input = isMuted ? UnsafeBufferPointer(silence) : frame
+        // A DTMF event replaces the frame's packet; an in-band digit comes back mixed into a copy.
+        guard let pcm = applyDTMF(to: input, at: now) else { return }
         guard let encoded = try? frameEncoder().encode(pcm, into: encodeBuffer), encoded > 0 else { return }
         sendPayload(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: encodeBuffer[0..<encoded])), at: now)
     }
@@ -37,7 +39,7 @@ extension MediaEndpoint {
 
     /// RTP header + payload, protected and queued (DTX frames only advance the timestamp).
     private func sendPayload(_ payload: UnsafeRawBufferPointer, at now: Instant) {
-        guard let srtp, let path = mediaPath else { return }
+        guard srtp != nil, mediaPath != nil else { return }
         let encoded = payload.count
         if configuration.codec.discontinuousTransmission,
             OpusRTPPayload.isDiscontinuousTransmissionFrame(byteCount: encoded)
@@ -45,7 +47,13 @@ extension MediaEndpoint {
             outgoing.skipFrame(samples: timestampIncrement)
             return
         }
-        let header = outgoing.makeHeader(samples: timestampIncrement)
+        sendPacket(header: outgoing.makeHeader(samples: timestampIncrement), payload: payload, at: now)
+    }
+
+    /// Protects and queues one packet of our stream (audio or telephone-event).
+    func sendPacket(header: RTPHeader, payload: UnsafeRawBufferPointer, at now: Instant) {
+        guard let srtp, let path = mediaPath else { return }
+        let encoded = payload.count
         let length = packetBuffer.withUnsafeMutableBytes { buffer -> Int? in
             guard let written = try? header.write(payload: payload, into: buffer) else { return nil }
             return try? srtp.protectRTP(buffer, length: written)
@@ -133,6 +141,14 @@ extension MediaEndpoint {
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payloadBytes: packet.payload.count,
             headerBytes: packet.headerLength + packet.paddingCount, at: now)
         guard outcome.isDeliverable || outcome == .probation, !packet.payload.isEmpty else { return }
+        if let eventType = telephoneEventPayloadType, packet.payloadType == eventType {
+            // RFC 4733 DTMF shares the stream's sequence numbers (counted above) but is no audio.
+            guard let event = try? TelephoneEvent(parsing: UnsafeRawBufferPointer(rebasing: packet.payload)) else {
+                return
+            }
+            telephoneEvents.receive(event, timestamp: packet.timestamp, at: now) { emit(.dtmfReceived($0)) }
+            return
+        }
         UnsafeRawBufferPointer(rebasing: packet.payload).withMemoryRebound(to: UInt8.self) { payload in
             jitter.insert(
                 payload: payload, timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker, arrival: now,

@@ -17,7 +17,9 @@ extension MediaEndpoint {
         offeredLines = offered
         let setup: SDPSetup = dtls == nil ? .actpass : establishedSetup
         let description = MediaSessionDescriptions.offer(
-            lines: offered, setup: setup, local: localParameters(), payloadType: Int(outgoing.payloadType))
+            lines: offered, setup: setup, local: localParameters(), payloadType: Int(outgoing.payloadType),
+            telephoneEvent: configuration.telephoneEvents
+                ? Int(telephoneEventPayloadType ?? UInt8(SDPNegotiation.telephoneEventPayloadType)) : nil)
         sessionVersion += 1
         return description.text
     }
@@ -36,6 +38,11 @@ extension MediaEndpoint {
         guard !lines.isEmpty else { throw .invalidDescription("the answer accepts no audio line") }
         offeredLines = nil
         adoptPayloadType(of: answer)
+        // DTMF goes as RFC 4733 events only if the bridge answered the format.
+        telephoneEventPayloadType =
+            configuration.telephoneEvents
+            ? answer.media.first(where: { !$0.isRejected })?.telephoneEventPayloadType.flatMap(UInt8.init(exactly:))
+            : nil
         if dtls == nil {
             // RFC 8842: the answerer chose; `active` makes it the DTLS client and us the server.
             let role: DTLSEndpoint.Role
@@ -99,12 +106,19 @@ extension MediaEndpoint {
             preferredSetup = establishedSetup
         }
         adoptPayloadType(of: offer)
+        if configuration.role == .bridge {
+            telephoneEventPayloadType =
+                configuration.telephoneEvents
+                ? offer.media.first(where: { !$0.isRejected })?.telephoneEventPayloadType.flatMap(UInt8.init(exactly:))
+                : nil
+        }
         let agentMid = agentMid
         let isBridge = configuration.role == .bridge
         let answer: SessionDescription
         do {
             answer = try MediaSessionDescriptions.answer(
                 to: offer, local: localParameters(), preferredSetup: preferredSetup,
+                acceptTelephoneEvent: configuration.telephoneEvents,
                 canSend: { mid in !isBridge || mid == agentMid })
         } catch {
             throw .invalidDescription(error.description)
@@ -135,7 +149,8 @@ extension MediaEndpoint {
         }
         pendingPull = offered
         let description = MediaSessionDescriptions.offer(
-            lines: offered, setup: establishedSetup, local: localParameters(), payloadType: Int(outgoing.payloadType))
+            lines: offered, setup: establishedSetup, local: localParameters(), payloadType: Int(outgoing.payloadType),
+            telephoneEvent: telephoneEventPayloadType.map(Int.init))
         sessionVersion += 1
         return description.text
     }

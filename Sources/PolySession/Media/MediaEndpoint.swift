@@ -84,6 +84,12 @@ public final class MediaEndpoint {
     var packetBuffer = [UInt8](repeating: 0, count: 2048)
     var receiveBuffer = [UInt8](repeating: 0, count: 2048)
     var transmitRing: [[UInt8]]
+    /// The negotiated telephone-event payload type (nil: DTMF goes in-band).
+    var telephoneEventPayloadType: UInt8?
+    var dtmfSender = DTMFSender()
+    var telephoneEvents = TelephoneEventReceiver()
+    /// Where an outgoing frame gets its in-band DTMF tone mixed in (the caller's frame is read-only).
+    let toneFrame: UnsafeMutableBufferPointer<Int16>
     var transmitRingIndex = 0
 
     /// Creates the endpoint; nothing happens until `.localAddresses` arrives.
@@ -157,6 +163,8 @@ public final class MediaEndpoint {
         encodeBuffer.initialize(repeating: 0)
         silence = .allocate(capacity: frameSamples)
         silence.initialize(repeating: 0)
+        toneFrame = .allocate(capacity: frameSamples)
+        toneFrame.initialize(repeating: 0)
         transmitRing = (0..<16).map { _ in
             var slot: [UInt8] = []
             slot.reserveCapacity(1600)
@@ -167,6 +175,7 @@ public final class MediaEndpoint {
     deinit {
         encodeBuffer.deallocate()
         silence.deallocate()
+        toneFrame.deallocate()
     }
 
     // MARK: Sans-IO driving

@@ -50,6 +50,9 @@ public struct MediaEndpointConfiguration: Sendable {
     public var rtcpInterval: Duration = .seconds(1)
     /// The CNAME in RTCP SDES and `a=ssrc`.
     public var cname = "polyvoice"
+    /// Client: offer RFC 4733 `telephone-event/48000` for DTMF (the bridge answers it if it can; without it
+    /// `sendDTMF` mixes tones into the audio). Bridge: answer it when offered.
+    public var telephoneEvents = true
     /// Opus encoder complexity, 0...10 (libopus's default 9 suits one call on a client). Lower values cost
     /// less CPU per frame at a small quality loss: servers encoding many calls (the bridge's agents) use less.
     public var encoderComplexity = 9

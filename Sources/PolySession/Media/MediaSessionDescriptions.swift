@@ -13,9 +13,11 @@ enum MediaSessionDescriptions {
     /// (the one negotiated earlier: a re-offer must not change it; aiortc uses 96).
     static func offer(
         lines: [MediaLine], setup: SDPSetup, local: SDPLocalParameters,
-        payloadType: Int = SDPNegotiation.opusPayloadType
+        payloadType: Int = SDPNegotiation.opusPayloadType, telephoneEvent: Int? = nil
     ) -> SessionDescription {
-        let sessions = lines.map { SDPNegotiation.offer(local: local, mid: $0.mid, direction: $0.direction) }
+        let sessions = lines.map {
+            SDPNegotiation.offer(local: local, mid: $0.mid, direction: $0.direction, telephoneEvent: telephoneEvent)
+        }
         guard var session = sessions.first else { return SDPNegotiation.offer(local: local) }
         session.media = sessions.indices.map { index in
             var section = sessions[index].media[0]
@@ -34,12 +36,13 @@ enum MediaSessionDescriptions {
     /// `a=ssrc` goes on sending lines only.
     static func answer(
         to offer: SessionDescription, local: SDPLocalParameters, preferredSetup: SDPSetup,
-        canSend: (String) -> Bool
+        acceptTelephoneEvent: Bool = true, canSend: (String) -> Bool
     ) throws(SDPError) -> SessionDescription {
         var withoutSSRC = local
         withoutSSRC.ssrc = nil
         var answer = try SDPNegotiation.answer(
-            to: offer, local: withoutSSRC, capability: .sendrecv, preferredSetup: preferredSetup)
+            to: offer, local: withoutSSRC, capability: .sendrecv, preferredSetup: preferredSetup,
+            acceptTelephoneEvent: acceptTelephoneEvent)
         for index in answer.media.indices where !answer.media[index].isRejected {
             let section = answer.media[index]
             let current = section.direction

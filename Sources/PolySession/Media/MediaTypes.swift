@@ -1,5 +1,6 @@
 // The media endpoint's inputs, outputs, events and errors.
 import PolyCore
+import PolyMedia
 import PolyNet
 
 /// What the shell feeds a `MediaEndpoint`.
@@ -46,6 +47,8 @@ public enum MediaEvent: Sendable, Equatable {
     /// A TURN server replaced a lost allocation (437) with a new relayed address: the call must restart ICE
     /// to offer it. The text names the server.
     case relayReallocated(String)
+    /// The far end sent a DTMF digit (RFC 4733), reported once per event.
+    case dtmfReceived(ReceivedDTMF)
     /// `close(at:)` finished: BYE and close_notify are queued, nothing more will be sent.
     case closed
 }

@@ -184,6 +184,18 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         loop.execute { [self] in endpoint.setMuted(muted) }
     }
 
+    /// Queues DTMF digits on the audio stream (`MediaEndpoint.sendDTMF`): RFC 4733 events if negotiated,
+    /// else in-band tones; returns which.
+    public func sendDTMF(_ digits: String, duration: Duration) async throws(DTMFError) -> DTMFMethod {
+        do {
+            return try await onLoop { endpoint, now in try endpoint.sendDTMF(digits, duration: duration, at: now) }
+        } catch let error as DTMFError {
+            throw error
+        } catch {
+            throw .notConnected
+        }
+    }
+
     /// Drops buffered received audio at once (barge-in).
     public func flushPlayout() {
         loop.execute { [self] in endpoint.flushPlayout() }
@@ -350,7 +362,8 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
             }
             impairment?.recycle(datagram.bytes)
         }
-        if delivered { drain() } else { armImpairmentTimer() }
+        if delivered { drain() }
+        armImpairmentTimer()
     }
 
     /// Keeps one timer at the delay queue's earliest delivery.

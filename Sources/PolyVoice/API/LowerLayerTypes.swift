@@ -1,5 +1,6 @@
 // Types of the SDK's public API that live in lower layers, named here so `import PolyVoice` alone reaches them.
 import PolyCore
+import PolyMedia
 import PolyNet
 import PolySession
 
@@ -10,3 +11,5 @@ public typealias LogLevel = PolyCore.LogLevel
 /// Seeded impairment of a call's own packets (`VoiceOptions.networkImpairment`); the model lives with the
 /// network layer, where the transport applies it.
 public typealias NetworkImpairment = PolyNet.NetworkImpairment
+/// How `PolyCall.sendDTMF` sent its digits (RFC 4733 events or in-band tones); defined with the RTP layer.
+public typealias DTMFMethod = PolyMedia.DTMFMethod

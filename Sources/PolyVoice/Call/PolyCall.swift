@@ -104,6 +104,25 @@ public final class PolyCall: Sendable {
     /// Tests: feeds the call-state machine an input as the shell's watchers would (e.g. an address change).
     func inject(_ input: CallInput) { shell.send(.call(input)) }
 
+    /// Sends DTMF `digits` (0-9, *, #, A-D; up to 64) on the call's audio, each `duration` long (40-1000 ms)
+    /// with 100 ms between them: as RFC 4733 telephone-events when the bridge negotiated them, else as
+    /// in-band tones mixed into the microphone audio. Returns which was used. Throws `.invalidConfiguration`
+    /// for bad digits or duration, `.voice(.mediaFailed)` unless the call is connected.
+    @discardableResult
+    public func sendDTMF(_ digits: String, duration: Duration = .milliseconds(160)) async throws(PolyError)
+        -> DTMFMethod
+    {
+        do { _ = try DTMFDigit.parse(digits) } catch {
+            throw .invalidConfiguration(field: "digits", reason: error.description)
+        }
+        guard DTMFSender.durations.contains(duration) else {
+            throw .invalidConfiguration(field: "duration", reason: "a DTMF digit lasts 40-1000 ms, not \(duration)")
+        }
+        do { return try await shell.sendDTMF(digits, duration: duration) } catch {
+            throw .voice(.mediaFailed("cannot send DTMF: \(error)"))
+        }
+    }
+
     public func setMuted(_ muted: Bool) {
         shell.send(.call(.setMuted(muted)))  // ordered with every other input of the call
         var state = outputs.audioStates.latest ?? AudioState()

@@ -41,6 +41,8 @@ protocol CallMedia: AnyObject, Sendable {
     /// Whether a local candidate of the session is on this IP (netlink reports of removed addresses).
     func usesLocalAddress(_ ip: String) async -> Bool
     func setMuted(_ muted: Bool) async
+    /// Queues DTMF digits; returns whether they go as RFC 4733 events or in-band tones.
+    func sendDTMF(_ digits: String, duration: Duration) async throws(DTMFError) -> DTMFMethod
     /// Drops everything buffered for playout.
     func flushPlayout() async
     func stats() async -> MediaStats

@@ -91,6 +91,11 @@ actor CallShell {
 
     var isMuted: Bool { machine.isMuted }
 
+    func sendDTMF(_ digits: String, duration: Duration) async throws(DTMFError) -> DTMFMethod {
+        guard let media, !isMediaClosed, machine.state == .connected else { throw .notConnected }
+        return try await media.sendDTMF(digits, duration: duration)
+    }
+
     func stats() async -> MediaStats {
         guard let media, !isMediaClosed else { return MediaStats() }
         return await media.stats()

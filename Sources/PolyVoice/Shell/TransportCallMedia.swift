@@ -56,6 +56,10 @@ final class TransportCallMedia: CallMedia {
     }
 
     func setMuted(_ muted: Bool) async { transport.setMuted(muted) }
+
+    func sendDTMF(_ digits: String, duration: Duration) async throws(DTMFError) -> DTMFMethod {
+        try await transport.sendDTMF(digits, duration: duration)
+    }
     func flushPlayout() async { transport.flushPlayout() }
     func stats() async -> MediaStats { await transport.stats() }
     func close() async { await transport.close() }
@@ -128,6 +132,7 @@ private final class MediaEventMapper: Sendable {
             logger.info("TURN server \(server) gave a new relayed address: restarting ICE")
             onEvent(.relayAddressChanged)
         case .closed: setFlowing(false)
+        case .dtmfReceived(let dtmf): logger.debug("DTMF \(dtmf.digit) received")
         case .gatheringComplete: break
         }
     }

@@ -1,5 +1,6 @@
 // The agent behind a call: 20 ms of caller audio in, 20 ms of agent audio out, plus events.
 import PolyCore
+import PolyMedia
 import PolySignaling
 
 /// Audio format of agents: mono Int16, 20 ms frames, at 48 kHz unless the agent's media profile asks for
@@ -43,6 +44,13 @@ public protocol BridgeAgent: AnyObject {
     func finish(at now: Instant) throws
     /// The media this agent needs (read once, when the call's media is set up).
     var mediaProfile: AgentMediaProfile { get }
+    /// The caller sent a DTMF digit (RFC 4733, once per digit), on the same thread as `process`.
+    func receiveDTMF(_ dtmf: ReceivedDTMF, at now: Instant)
+}
+
+extension BridgeAgent {
+    /// By default an agent ignores DTMF (the bridge logs it).
+    public func receiveDTMF(_ dtmf: ReceivedDTMF, at now: Instant) {}
 }
 
 extension BridgeAgent {

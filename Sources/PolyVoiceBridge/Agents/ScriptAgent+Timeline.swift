@@ -31,7 +31,7 @@ extension ScriptAgent {
     }
 
     /// A DTMF digit the agent received (RFC 4733 telephone-event), on the same clock as the turns.
-    public struct DTMFDigit: Codable, Sendable, Equatable {
+    public struct ReceivedDigit: Codable, Sendable, Equatable {
         public var digit: String
         public var start: Double
         /// Seconds, from the event's duration field.
@@ -43,7 +43,7 @@ extension ScriptAgent {
         var sampleRate: Int
         var timing: ScriptTiming
         var turns: [Turn]
-        var dtmf: [DTMFDigit]
+        var dtmf: [ReceivedDigit]
     }
 }
 

@@ -7,6 +7,7 @@
 import Foundation
 import PolyAudio
 import PolyCore
+import PolyMedia
 
 /// A scripted voice agent for tests: listens, answers each caller turn with the next prompt.
 public final class ScriptAgent: BridgeAgent {
@@ -37,7 +38,7 @@ public final class ScriptAgent: BridgeAgent {
     private var muted = false
     private var events: [AgentEvent] = []
     public private(set) var turns: [Turn] = []
-    public private(set) var digits: [DTMFDigit] = []
+    public private(set) var digits: [ReceivedDigit] = []
 
     /// `timing` should be valid (`ScriptTiming.validate`); a latency below the VAD's hangover is raised to it.
     public init(
@@ -100,6 +101,15 @@ public final class ScriptAgent: BridgeAgent {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let timeline = Timeline(callId: callID, sampleRate: sampleRate, timing: timing, turns: turns, dtmf: digits)
         try encoder.encode(timeline).write(to: timelineURL, options: .atomic)
+    }
+
+    /// Records the digit on the timeline: its start is when its first packet arrived, on the audio clock.
+    public func receiveDTMF(_ dtmf: ReceivedDTMF, at now: Instant) {
+        let start = origin.map { (dtmf.start - $0).inSeconds } ?? 0
+        digits.append(
+            ReceivedDigit(
+                digit: dtmf.digit.description, start: start,
+                duration: Double(dtmf.durationSamples) / Double(AgentAudio.sampleRate)))
     }
 
     // MARK: Turn-taking

@@ -2,6 +2,7 @@
 // sends the agent's reply one tick later. Runs on the transport's loop thread only.
 import PolyAudio
 import PolyCore
+import PolyMedia
 import PolySession
 import Synchronization
 
@@ -60,6 +61,9 @@ final class AgentAudioDriver: AudioFrameSource, AudioFrameSink, @unchecked Senda
         while let event = agent.pollEvent() { emit(event) }
         onTick(now)
     }
+
+    /// A DTMF digit from the caller (the transport's events arrive on the loop thread, like `write`).
+    func receiveDTMF(_ dtmf: ReceivedDTMF) { agent.receiveDTMF(dtmf, at: .now()) }
 
     /// The transport closes its source and sink; the agent's files are written by `finish`.
     func close() {}

@@ -54,6 +54,7 @@ public final class TransportMediaSession: BridgeMediaSession {
         }
         let logger = context.logger
         let callID = context.callID
+        let agentDriver = driver
         do {
             let onEvent: MediaTransport.EventHandler = { event in
                 switch event {
@@ -61,6 +62,9 @@ public final class TransportMediaSession: BridgeMediaSession {
                 case .mediaFlowing: shared.flowing.store(true, ordering: .relaxed)
                 case .mediaStalled: shared.flowing.store(false, ordering: .relaxed)
                 case .failed(let why): logger.warn("call \(callID) media failed: \(why)")
+                case .dtmfReceived(let dtmf):
+                    logger.info("call \(callID) DTMF \(dtmf.digit) (\(dtmf.durationSamples / 48) ms)")
+                    agentDriver.receiveDTMF(dtmf)
                 default: break
                 }
             }

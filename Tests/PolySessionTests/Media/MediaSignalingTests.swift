@@ -58,7 +58,8 @@ extension MediaSuites {
             try call.client.endpoint.applyAnswer(answer, at: call.scheduler.now)
             call.scheduler.run(until: call.scheduler.now + .seconds(2)) { call.bridge.has(.connected) }
             let pull = try SessionDescription(parsing: try call.bridge.endpoint.createPullOffer(at: call.scheduler.now))
-            #expect(pull.media.map(\.formats) == [["96"], ["96"]])
+            // Opus keeps 96; telephone-event (negotiated on 110) follows it on both lines.
+            #expect(pull.media.map(\.formats) == [["96", "110"], ["96", "110"]])
             #expect(pull.media.map(\.opusPayloadType) == [96, 96])
             try call.bridge.endpoint.applyPullAnswer(
                 try call.client.endpoint.applyOffer(pull.text, at: call.scheduler.now), at: call.scheduler.now)

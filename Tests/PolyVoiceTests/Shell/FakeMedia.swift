@@ -69,6 +69,11 @@ final class FakeCallMedia: CallMedia {
     func keepChecking() async { log.add("keepChecking") }
     func usesLocalAddress(_ ip: String) async -> Bool { false }
     func setMuted(_ muted: Bool) async { log.add("setMuted \(muted)") }
+
+    func sendDTMF(_ digits: String, duration: Duration) async throws(DTMFError) -> DTMFMethod {
+        log.add("sendDTMF \(digits)")
+        return .inband
+    }
     func flushPlayout() async { log.add("flushPlayout") }
 
     func stats() async -> MediaStats {
