@@ -88,11 +88,13 @@ struct CallBridgeTLSTests {
             upstream: bridge.port)
         defer { proxy.stop() }
         let doctor = ["doctor", "--network", "--bridge", "https://127.0.0.1:\(proxy.port)/", "--json"]
-        let trusted = try await runPolyvoice(doctor + ["--ca-file", certificates.caFile], environment: Self.environment)
+        let trusted = try await runPolyvoice(
+            doctor + ["--ca-file", certificates.caFile], environment: Self.environment)
         #expect(trusted.stdout.contains("provisioned a call"), "\(trusted.stdout) \(trusted.stderr)")
         let untrusted = try await runPolyvoice(doctor, environment: Self.environment)
         #expect(untrusted.status == 1, "\(untrusted.stdout)")
-        #expect(untrusted.stdout.contains("TLS failure") && untrusted.stdout.contains("certificate"), "\(untrusted.stdout)")
+        #expect(
+            untrusted.stdout.contains("TLS failure") && untrusted.stdout.contains("certificate"), "\(untrusted.stdout)")
     }
 
     @Test func caFileMustBeAReadableFile() async throws {

@@ -27,7 +27,8 @@ struct HTTPResponseParserTests {
     }
 
     @Test func contentLengthBodyWholeAndByteByByte() throws {
-        let input = Self.bytes("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}")
+        let input = Self.bytes(
+            "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}")
         for step in [1, 2, 5, 1000] {
             let response = try Self.parse(input, step: step)
             #expect(response.status == 201)
@@ -115,14 +116,17 @@ struct HTTPResponseParserTests {
         // A head that never ends: fails once past the limit, not when the server stops.
         var endless = limits
         #expect(throws: HTTPResponseParser.ParseError.headTooLarge(limit: 1024)) {
-            for _ in 0..<100 { _ = try endless.receive(Self.bytes("HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 100))) }
+            for _ in 0..<100 {
+                _ = try endless.receive(Self.bytes("HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 100)))
+            }
         }
         // A declared length over the limit fails before any body arrives.
         #expect(throws: HTTPResponseParser.ParseError.bodyTooLarge(limit: 100)) {
             try Self.parse(Self.bytes("HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n"), parser: limits)
         }
         #expect(throws: HTTPResponseParser.ParseError.bodyTooLarge(limit: 100)) {
-            try Self.parse(Self.bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFF\r\n"), parser: limits)
+            try Self.parse(
+                Self.bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFF\r\n"), parser: limits)
         }
         // Many small chunks add up.
         let chunks = String(repeating: "a\r\n0123456789\r\n", count: 11)
@@ -130,7 +134,8 @@ struct HTTPResponseParserTests {
             try Self.parse(Self.bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks), parser: limits)
         }
         #expect(throws: HTTPResponseParser.ParseError.bodyTooLarge(limit: 100)) {
-            try Self.parse(Self.bytes("HTTP/1.1 200 OK\r\n\r\n" + String(repeating: "b", count: 101)), step: 7, parser: limits)
+            try Self.parse(
+                Self.bytes("HTTP/1.1 200 OK\r\n\r\n" + String(repeating: "b", count: 101)), step: 7, parser: limits)
         }
         // Endless trailers.
         #expect(throws: HTTPResponseParser.ParseError.headTooLarge(limit: 1024)) {
@@ -157,7 +162,8 @@ struct HTTPResponseParserTests {
 
     @Test func randomBytesNeverCrash() {
         var generator = SystemRandomNumberGenerator()
-        let alphabet = Self.bytes("HTTP/1.1 200 OK\r\n:Content-Length: Transfer-Encoding: chunked 0123456789abcdefXYZ;\r\n\t ")
+        let alphabet = Self.bytes(
+            "HTTP/1.1 200 OK\r\n:Content-Length: Transfer-Encoding: chunked 0123456789abcdefXYZ;\r\n\t ")
         for _ in 0..<2000 {
             let length = Int.random(in: 0..<300, using: &generator)
             let input = (0..<length).map { _ in
@@ -187,10 +193,12 @@ struct HTTPRequestEncoderTests {
     }
 
     @Test func defaultPortsAndIPv6Hosts() throws {
-        let plain = String(decoding: try HTTPRequestEncoder.encode(URLRequest(url: URL(string: "https://h:443")!)), as: UTF8.self)
+        let plain = String(
+            decoding: try HTTPRequestEncoder.encode(URLRequest(url: URL(string: "https://h:443")!)), as: UTF8.self)
         #expect(plain.hasPrefix("GET / HTTP/1.1\r\nHost: h\r\n"))
         let v6 = String(
-            decoding: try HTTPRequestEncoder.encode(URLRequest(url: URL(string: "http://[::1]:8080/p")!)), as: UTF8.self)
+            decoding: try HTTPRequestEncoder.encode(URLRequest(url: URL(string: "http://[::1]:8080/p")!)), as: UTF8.self
+        )
         #expect(v6.contains("Host: [::1]:8080\r\n"))
     }
 

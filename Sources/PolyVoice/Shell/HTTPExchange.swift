@@ -36,7 +36,9 @@ final class HTTPExchange: @unchecked Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 loop.execute {
-                    let exchange = HTTPExchange(request, target: target, loop: loop) { continuation.resume(returning: $0) }
+                    let exchange = HTTPExchange(request, target: target, loop: loop) {
+                        continuation.resume(returning: $0)
+                    }
                     let cancelled = state.withLock { state in
                         state.exchange = exchange
                         return state.cancelled
@@ -119,7 +121,8 @@ final class HTTPExchange: @unchecked Sendable {
             connection = nil
             if !connected { return connectNext(after: reason) }
             if let tls, !tls.isEstablished {
-                return finish(.failure(.transport("TLS failure: the server closed the connection during the handshake")))
+                return finish(
+                    .failure(.transport("TLS failure: the server closed the connection during the handshake")))
             }
             endOfStream()
         }
