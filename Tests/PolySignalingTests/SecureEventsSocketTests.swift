@@ -6,8 +6,10 @@ import Testing
 
 /// wss:// against HTTPServer with a self-signed certificate made by the openssl command line tool.
 @Suite struct SecureEventsSocketTests {
-    /// A fresh self-signed EC certificate for 127.0.0.1 and localhost, valid one day.
-    static func makeCertificate() throws -> (certificate: String, key: String) {
+    /// A fresh self-signed EC certificate for 127.0.0.1 and localhost (or `subjectAltName`), valid one day.
+    static func makeCertificate(subjectAltName: String = "IP:127.0.0.1,DNS:localhost") throws -> (
+        certificate: String, key: String
+    ) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pv-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = directory.appendingPathComponent("cert.pem").path
@@ -17,7 +19,7 @@ import Testing
         process.arguments = [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
             "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-addext", "subjectAltName=\(subjectAltName)",
         ]
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
@@ -46,6 +48,21 @@ import Testing
         let bridge = try TestBridge(tls: tls)
         let url = URL(string: "wss://127.0.0.1:\(bridge.server.port)/api/v1/call/call-1/events")!
         let socket = try EventsSocket(configuration: .init(url: url, token: TestBridge.callToken))
+        let collector = EventsSocketRecorder(socket)
+        #expect(await eventually { collector.close != nil })
+        #expect(collector.close?.code == 1006)
+        #expect(!collector.all.contains(.open))
+        #expect(bridge.state.sockets.withLock { $0.isEmpty })
+    }
+
+    /// A trusted CA file does not make a certificate for another address acceptable (the call's CA file
+    /// reaches the events socket too, so this is what stops a wrong server there).
+    @Test func wssWithTrustedCertificateForAnotherAddressFails() async throws {
+        let tls = try Self.makeCertificate(subjectAltName: "IP:127.0.0.2,DNS:bridge.test")
+        let bridge = try TestBridge(tls: tls)
+        let url = URL(string: "wss://127.0.0.1:\(bridge.server.port)/api/v1/call/call-1/events")!
+        let socket = try EventsSocket(
+            configuration: .init(url: url, token: TestBridge.callToken, trustedCAFile: tls.certificate))
         let collector = EventsSocketRecorder(socket)
         #expect(await eventually { collector.close != nil })
         #expect(collector.close?.code == 1006)

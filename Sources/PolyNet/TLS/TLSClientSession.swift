@@ -9,6 +9,8 @@ public final class TLSClientSession {
     /// How errors name the server, e.g. `turn.example.org:5349`.
     public let serverName: String
     public private(set) var isEstablished = false
+    /// The server sent close_notify after plaintext that `receive` returned with it: nothing more will come.
+    public private(set) var receivedCloseNotify = false
     private let context: TLSClientContext
     private let ssl: OpaquePointer
     private let readBIO: OpaquePointer
@@ -105,7 +107,13 @@ public final class TLSClientSession {
             }
             switch SSL_get_error(ssl, count) {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return plaintext
-            case SSL_ERROR_ZERO_RETURN: throw .closed(server: serverName)
+            case SSL_ERROR_ZERO_RETURN:
+                // A response and the close_notify after it often arrive in one read: hand the response over.
+                guard plaintext.isEmpty else {
+                    receivedCloseNotify = true
+                    return plaintext
+                }
+                throw .closed(server: serverName)
             default: throw .failed(server: serverName, reason: openSSLErrorText())
             }
         }

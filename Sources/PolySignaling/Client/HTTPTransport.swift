@@ -32,6 +32,7 @@ extension SignalingError {
     static func transport(from error: any Error) -> SignalingError {
         if let error = error as? SignalingError { return error }
         guard let urlError = error as? URLError else { return .transport("network error") }
+        if let text = tlsFailureText(urlError) { return .transport("TLS failure: \(text)") }
         switch urlError.code {
         case .timedOut: return .transport("request timed out")
         case .cannotConnectToHost: return .transport("connection refused")
@@ -42,5 +43,15 @@ extension SignalingError {
             return .transport("TLS failure")
         default: return .transport("network error (\(urlError.code.rawValue))")
         }
+    }
+
+    /// libcurl under FoundationNetworking reports a certificate that does not verify as an unknown error (-1)
+    /// whose description is curl's text ("SSL certificate problem: unable to get local issuer certificate"):
+    /// that text (no URL or header in it), so the failure says it was the certificate.
+    private static func tlsFailureText(_ error: URLError) -> String? {
+        guard error.code == .unknown else { return nil }
+        let text = error.localizedDescription
+        guard text.hasPrefix("SSL") || text.localizedCaseInsensitiveContains("certificate") else { return nil }
+        return String(text.prefix(200))
     }
 }

@@ -19,7 +19,7 @@ public final class EventsSocket: Sendable {
         public var pingInterval: Duration
         /// How long after a ping without any traffic the connection is given up (reported as 1006).
         public var pongTimeout: Duration
-        /// A PEM CA file to trust instead of the system store (e.g. a test's self-signed certificate).
+        /// A PEM CA file to trust besides the system store (lws loads both; e.g. a test's own CA).
         public var trustedCAFile: String?
         /// Accept a self-signed server certificate (tests only).
         public var allowSelfSigned: Bool

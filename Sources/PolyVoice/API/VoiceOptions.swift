@@ -16,8 +16,9 @@ public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugString
     public var iceTransportPolicy: ICETransportPolicy = .all
     /// STUN/TURN servers used besides the ones the bridge provisions.
     public var iceServers: [ICEServerConfiguration] = []
-    /// A PEM file of CA certificates trusted for TURN over TLS (`turns:`) besides the system store; nil:
-    /// the `POLYVOICE_CA_FILE` environment variable's file, if set.
+    /// A PEM file of CA certificates trusted besides the system store for the bridge's HTTPS (REST and the
+    /// events socket) and TURN over TLS (`turns:`); nil: the `POLYVOICE_CA_FILE` environment variable's file,
+    /// if set. A server that does not verify fails the call with a transport error, never unverified.
     public var trustedCAFile: String?
     /// Start with the microphone muted.
     public var muted: Bool

@@ -44,7 +44,7 @@ public final class PolyCall: Sendable {
                 inputName: audio.inputName, outputName: audio.outputName, isMuted: options.muted))
         let client = BridgeClient(
             configuration: BridgeClient.Configuration(baseURL: baseURL, webCallingToken: token),
-            transport: RenewableHTTPTransport.shared)
+            transport: BridgeTrust.transport(for: baseURL, caFile: BridgeTrust.caFile(options.trustedCAFile)))
         self.options = options
         self.outputs = outputs
         self.audio = audio

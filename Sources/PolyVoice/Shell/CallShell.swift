@@ -361,7 +361,10 @@ actor CallShell {
         }
         do {
             let wsURL = try BridgeURLs.webSocketURL(for: url)
-            let socket = try EventsSocket(configuration: EventsSocket.Configuration(url: wsURL, token: call.token))
+            // wss: trusts the same CA file as the REST requests (lws loads it besides the system store).
+            let caFile = wsURL.scheme?.lowercased() == "wss" ? BridgeTrust.caFile(options.trustedCAFile) : nil
+            let socket = try EventsSocket(
+                configuration: EventsSocket.Configuration(url: wsURL, token: call.token, trustedCAFile: caFile))
             events = socket
             let logger = logger.child("events")
             eventsReader = Task { [input] in

@@ -14,11 +14,7 @@ enum TURNServerResolver {
     static func resolve(_ servers: [ICEServer], trustedCAFile: String? = nil, logger: Logger) async
         -> [TURNRelayServer]
     {
-        let caFile =
-            trustedCAFile
-            ?? ProcessInfo.processInfo.environment["POLYVOICE_CA_FILE"].flatMap {
-                $0.isEmpty ? nil : $0
-            }
+        let caFile = BridgeTrust.caFile(trustedCAFile)
         var configurations: [TURNRelayServer] = []
         for server in servers {
             for text in server.urls where text.lowercased().hasPrefix("turn") {

@@ -41,8 +41,11 @@ extension Subcommand {
                                      port 5349); TURN credentials come from
                                      POLYVOICE_TURN_USERNAME and POLYVOICE_TURN_CREDENTIAL or
               --turn-credential-file F  (username on the first line, credential on the second)
-              --turn-ca-file F       Trust the CA certificates in PEM file F for turns: servers, besides
-                                     the system store (default: POLYVOICE_CA_FILE)
+              --ca-file F            Trust the CA certificates in PEM file F, besides the system store,
+                                     for the bridge's HTTPS, its events socket (wss:) and turns: servers
+                                     (default: POLYVOICE_CA_FILE). A server that does not verify fails
+                                     the call (exit 4); there is no option to skip verification
+              --turn-ca-file F       The same as --ca-file (older name)
               --loss PCT             Drop PCT % of the call's own packets, each way (seeded, from media
                                      connected; no relay process)
               --burst MS             Mean loss burst in ms (20 ms packets): bursty Gilbert-Elliott loss
@@ -74,7 +77,7 @@ enum CallCommand {
             arguments,
             valued: [
                 "bridge", "environment", "token-file", "input", "output", "duration", "ice-server",
-                "turn-credential-file", "turn-ca-file", "loss", "burst", "delay", "jitter", "seed",
+                "turn-credential-file", "ca-file", "turn-ca-file", "loss", "burst", "delay", "jitter", "seed",
             ],
             flagNames: ["mute", "no-audio-processing", "json", "verbose", "relay-only"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
@@ -91,7 +94,7 @@ enum CallCommand {
             audioProcessing: parsed.flag("no-audio-processing") ? .off : .auto)
         options.iceTransportPolicy = parsed.flag("relay-only") ? .relay : .all
         options.iceServers = try ICEServerArguments.servers(parsed)
-        options.trustedCAFile = parsed.string("turn-ca-file")
+        options.trustedCAFile = try Self.caFile(parsed)
         options.networkImpairment = try parsed.networkImpairment()
         let config = Configuration(
             apiKey: ProcessInfo.processInfo.environment["POLYVOICE_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
@@ -162,6 +165,17 @@ enum CallCommand {
         throw UsageError(
             "no web calling token: set POLYVOICE_WEBRTC_TOKEN, give --token-file or set token-file in "
                 + "the config file")
+    }
+
+    /// `--ca-file F` (or its older name `--turn-ca-file`): a readable file, never inline PEM text.
+    static func caFile(_ parsed: Arguments) throws -> String? {
+        let given = (parsed.string("ca-file"), parsed.string("turn-ca-file"))
+        if given.0 != nil, given.1 != nil { throw UsageError("give --ca-file or --turn-ca-file, not both") }
+        guard let path = given.0 ?? given.1 else { return nil }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw UsageError("cannot read the --ca-file '\(path)'")
+        }
+        return path
     }
 
     static func input(_ argument: AudioEndpointArgument) throws -> AudioInput {

@@ -8,7 +8,7 @@ extension Subcommand {
         help: """
             Usage: polyvoice doctor [--json]
                    polyvoice doctor --network (--bridge URL | --environment ENV) [--token-file F]
-                                    [--ice-server URL]... [--turn-ca-file F] [--json]
+                                    [--ice-server URL]... [--ca-file F] [--json]
 
             Checks, one line each (✓ works, ! warning, ✗ failure, with what to do):
               Libraries       Opus, libsrtp2, OpenSSL, libwebsockets and PortAudio load and start (versions)
@@ -27,8 +27,9 @@ extension Subcommand {
             the bridge hands out (the server-reflexive address) and a TURN allocation with every TURN server
             (with the call's credentials), plus each --ice-server (TURN credentials as for `call`). A blocked
             STUN or TURN server is a warning with what to open; an unreachable bridge is a failure. TURN is
-            tried over UDP, TCP and TLS as each URL says; TLS certificates are checked as a call checks them
-            (the system store, plus --turn-ca-file F or POLYVOICE_CA_FILE).
+            tried over UDP, TCP and TLS as each URL says; TLS certificates (the bridge's HTTPS and turns:) are
+            checked as a call checks them: the system store, plus --ca-file F (or --turn-ca-file F, its older
+            name) or POLYVOICE_CA_FILE.
 
             Options:
               --json   Print {"ok": BOOL, "checks": [{group, name, status, detail, fix}]} instead
@@ -41,7 +42,9 @@ extension Subcommand {
 private func runDoctor(_ arguments: [String]) throws -> Int32 {
     let parsed = try Arguments(
         arguments,
-        valued: ["bridge", "environment", "token-file", "ice-server", "turn-credential-file", "turn-ca-file"],
+        valued: [
+            "bridge", "environment", "token-file", "ice-server", "turn-credential-file", "ca-file", "turn-ca-file",
+        ],
         flagNames: ["json", "network"])
     guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
     let checks: [DoctorCheck]
@@ -51,7 +54,8 @@ private func runDoctor(_ arguments: [String]) throws -> Int32 {
             bridge: try CallCommand.environment(parsed, defaults: defaults).bridgeBaseURL,
             token: try CallCommand.webCallingToken(parsed, defaults: defaults),
             extra: try ICEServerArguments.servers(parsed),
-            caFile: parsed.string("turn-ca-file") ?? ProcessInfo.processInfo.environment["POLYVOICE_CA_FILE"])
+            caFile: try CallCommand.caFile(parsed)
+                ?? ProcessInfo.processInfo.environment["POLYVOICE_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 })
     } else {
         checks =
             LibraryChecks.all() + ConfigChecks.all() + AudioSystemChecks.all() + ToolChecks.all()

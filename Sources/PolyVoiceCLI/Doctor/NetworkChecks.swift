@@ -10,12 +10,17 @@ import Synchronization
 enum NetworkChecks {
     static let group = "Network"
 
-    /// `caFile`: trusted besides the system store for `turns:` (as `call --turn-ca-file`).
+    /// `caFile`: trusted besides the system store for the bridge's HTTPS and `turns:` (as `call --ca-file`).
     static func all(bridge: URL, token: String, extra: [ICEServerConfiguration], caFile: String?) -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         let began = Date()
         let provisioned = blocking { () async -> Result<ProvisionedCall, SignalingError> in
-            let client = BridgeClient(configuration: .init(baseURL: bridge, webCallingToken: token))
+            // As a call: only TLSHTTPTransport can add the CA file to an https: bridge's verification.
+            let transport: any HTTPTransport =
+                caFile != nil && bridge.scheme?.lowercased() == "https"
+                ? TLSHTTPTransport(trustedCAFile: caFile) : URLSessionTransport()
+            let client = BridgeClient(
+                configuration: .init(baseURL: bridge, webCallingToken: token), transport: transport)
             do throws(SignalingError) {
                 let call = try await client.provision()
                 await client.hangUp()
@@ -118,7 +123,7 @@ enum NetworkChecks {
                 let fix =
                     tls == nil
                     ? "allow TCP to \(address)"
-                    : "allow TCP to \(address); a certificate the system does not trust needs --turn-ca-file"
+                    : "allow TCP to \(address); a certificate the system does not trust needs --ca-file"
                 return .problem(group, name, required: false, failure.reason, fix: fix)
             }
         case .stuns:
