@@ -10,22 +10,39 @@ struct CallBridgeTLSTests {
     static let call = ["call", "--input", "null", "--output", "null", "--duration", "2", "--json"]
     static let environment = ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token]
 
+    /// The reference bridge behind a TLS proxy whose certificate the test CA signed for `subjectAltName`.
+    struct HTTPSBridge {
+        let certificates: TestCertificates
+        let bridge: BridgeProcess
+        let proxy: TLSProxyProcess
+
+        init(name: String = "bridge", subjectAltName: String = "IP:127.0.0.1") throws {
+            certificates = try TestCertificates()
+            bridge = try BridgeProcess()
+            proxy = try TLSProxyProcess(
+                certificate: try certificates.serverCertificate(name, subjectAltName: subjectAltName),
+                upstream: bridge.port)
+        }
+
+        var url: String { "https://127.0.0.1:\(proxy.port)/" }
+
+        func stop() {
+            proxy.stop()
+            bridge.stop()
+            certificates.remove()
+        }
+    }
+
     @Test func callOverHTTPSAndWSSTrustsTheCAFile() async throws {
-        let certificates = try TestCertificates()
-        defer { certificates.remove() }
-        let bridge = try BridgeProcess()
-        defer { bridge.stop() }
-        let proxy = try TLSProxyProcess(
-            certificate: try certificates.serverCertificate("bridge", subjectAltName: "IP:127.0.0.1"),
-            upstream: bridge.port)
-        defer { proxy.stop() }
+        let site = try HTTPSBridge()
+        defer { site.stop() }
         let result = try await runPolyvoice(
-            Self.call + ["--bridge", "https://127.0.0.1:\(proxy.port)/", "--ca-file", certificates.caFile],
+            Self.call + ["--bridge", site.url, "--ca-file", site.certificates.caFile],
             environment: Self.environment)
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains(#""type":"summary""#), "\(result.stdout)")
         // Everything went through the TLS proxy: provision, the offer, the events socket and the hang-up.
-        let lines = proxy.requestLines
+        let lines = site.proxy.requestLines
         #expect(lines.contains("POST /api/v1/call HTTP/1.1"), "\(lines)")
         #expect(lines.contains { $0.hasPrefix("POST /api/v1/call/") && $0.hasSuffix("/sdp HTTP/1.1") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("GET /api/v1/call/") && $0.contains("/events") }, "\(lines)")
@@ -34,62 +51,44 @@ struct CallBridgeTLSTests {
 
         // POLYVOICE_CA_FILE does the same without the option.
         let fromEnvironment = try await runPolyvoice(
-            Self.call + ["--bridge", "https://127.0.0.1:\(proxy.port)/"],
-            environment: Self.environment.merging(["POLYVOICE_CA_FILE": certificates.caFile]) { $1 })
+            Self.call + ["--bridge", site.url],
+            environment: Self.environment.merging(["POLYVOICE_CA_FILE": site.certificates.caFile]) { $1 })
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stdout) \(fromEnvironment.stderr)")
     }
 
     @Test func withoutTheCAFileTheCallFailsWithATLSError() async throws {
-        let certificates = try TestCertificates()
-        defer { certificates.remove() }
-        let bridge = try BridgeProcess()
-        defer { bridge.stop() }
-        let proxy = try TLSProxyProcess(
-            certificate: try certificates.serverCertificate("bridge", subjectAltName: "IP:127.0.0.1"),
-            upstream: bridge.port)
-        defer { proxy.stop() }
+        let site = try HTTPSBridge()
+        defer { site.stop() }
         let result = try await runPolyvoice(
-            Self.call + ["--bridge", "https://127.0.0.1:\(proxy.port)/"], environment: Self.environment)
+            Self.call + ["--bridge", site.url], environment: Self.environment)
         #expect(result.status == 4, "\(result.stdout) \(result.stderr)")
         // URLSession (no CA file configured) says what libcurl says: the certificate did not verify.
         let output = result.stdout + result.stderr
         #expect(output.contains("TLS failure") && output.contains("certificate"), "\(output)")
-        #expect(proxy.requestLines.isEmpty, "a request got through: \(proxy.requestLines)")
+        #expect(site.proxy.requestLines.isEmpty, "a request got through: \(site.proxy.requestLines)")
         #expect(!result.stdout.contains(BridgeProcess.token) && !result.stderr.contains(BridgeProcess.token))
     }
 
     @Test func aCertificateForAnotherAddressOrNameFailsEvenWithTheCAFile() async throws {
-        let certificates = try TestCertificates()
-        defer { certificates.remove() }
-        let bridge = try BridgeProcess()
-        defer { bridge.stop() }
-        let proxy = try TLSProxyProcess(
-            certificate: try certificates.serverCertificate("other", subjectAltName: "IP:127.0.0.2,DNS:bridge.test"),
-            upstream: bridge.port)
-        defer { proxy.stop() }
-        for url in ["https://127.0.0.1:\(proxy.port)/", "https://localhost:\(proxy.port)/"] {
+        let site = try HTTPSBridge(name: "other", subjectAltName: "IP:127.0.0.2,DNS:bridge.test")
+        defer { site.stop() }
+        for url in [site.url, "https://localhost:\(site.proxy.port)/"] {
             let result = try await runPolyvoice(
-                Self.call + ["--bridge", url, "--ca-file", certificates.caFile], environment: Self.environment)
+                Self.call + ["--bridge", url, "--ca-file", site.certificates.caFile], environment: Self.environment)
             #expect(result.status == 4, "\(url): \(result.stdout) \(result.stderr)")
             let output = result.stdout + result.stderr
             #expect(output.contains("TLS failure: certificate verification failed"), "\(url): \(output)")
             #expect(output.contains("mismatch"), "\(url): \(output)")
         }
-        #expect(proxy.requestLines.isEmpty, "a request got through: \(proxy.requestLines)")
+        #expect(site.proxy.requestLines.isEmpty, "a request got through: \(site.proxy.requestLines)")
     }
 
     @Test func doctorChecksAnHTTPSBridgeWithTheCAFile() async throws {
-        let certificates = try TestCertificates()
-        defer { certificates.remove() }
-        let bridge = try BridgeProcess()
-        defer { bridge.stop() }
-        let proxy = try TLSProxyProcess(
-            certificate: try certificates.serverCertificate("bridge", subjectAltName: "IP:127.0.0.1"),
-            upstream: bridge.port)
-        defer { proxy.stop() }
-        let doctor = ["doctor", "--network", "--bridge", "https://127.0.0.1:\(proxy.port)/", "--json"]
+        let site = try HTTPSBridge()
+        defer { site.stop() }
+        let doctor = ["doctor", "--network", "--bridge", site.url, "--json"]
         let trusted = try await runPolyvoice(
-            doctor + ["--ca-file", certificates.caFile], environment: Self.environment)
+            doctor + ["--ca-file", site.certificates.caFile], environment: Self.environment)
         #expect(trusted.stdout.contains("provisioned a call"), "\(trusted.stdout) \(trusted.stderr)")
         let untrusted = try await runPolyvoice(doctor, environment: Self.environment)
         #expect(untrusted.status == 1, "\(untrusted.stdout)")

@@ -18,13 +18,7 @@ final class BridgeProcess {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // "bridge: listening on http://127.0.0.1:PORT/ (agent …)"
-        var text = ""
-        let handle = out.fileHandleForReading
-        while !text.contains("\n") {
-            let data = handle.availableData
-            guard !data.isEmpty else { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
+        let text = firstLine(of: out)
         guard let range = text.range(of: "127.0.0.1:"),
             let port = Int(text[range.upperBound...].prefix { $0.isNumber })
         else {
@@ -104,4 +98,16 @@ struct CallCommandTests {
         #expect(result.status == 5)
         #expect(result.stdout.contains("in.wav"))
     }
+}
+
+/// What a child process wrote up to its first newline (all of it if it closed the pipe first).
+func firstLine(of pipe: Pipe) -> String {
+    var text = ""
+    let handle = pipe.fileHandleForReading
+    while !text.contains("\n") {
+        let data = handle.availableData
+        guard !data.isEmpty else { break }
+        text += String(decoding: data, as: UTF8.self)
+    }
+    return text
 }

@@ -66,13 +66,7 @@ final class TLSProxyProcess {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var text = ""
-        let handle = out.fileHandleForReading
-        while !text.contains("\n") {
-            let data = handle.availableData
-            guard !data.isEmpty else { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
+        let text = firstLine(of: out)
         guard let range = text.range(of: "listening "), let port = Int(text[range.upperBound...].prefix { $0.isNumber })
         else {
             process.terminate()
