@@ -29,6 +29,9 @@ let package = Package(
         .systemLibrary(
             name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
             providers: [.apt(["libwebrtc-audio-processing-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLinux"),  // epoll, eventfd, timerfd, netlink headers (no library to link)
 
         // MARK: Layers (lower never imports higher).
@@ -52,9 +55,15 @@ let package = Package(
             dependencies: [
                 "PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySession", "PolySignaling", "CWebSockets",
             ]),
+        // Conversation tests of a voice agent (`polyvoice test`): scenarios, speech, runner, measurements, reports.
+        .target(
+            name: "PolyConversation",
+            dependencies: ["PolyVoice", "PolyAudio", "PolyMedia", "PolyCore", "CYAML", "CEspeakNG", "CZlib"]),
         .target(
             name: "PolyVoiceTesting", dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
-        .executableTarget(name: "PolyVoiceCLI", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"]),
+        .executableTarget(
+            name: "PolyVoiceCLI",
+            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "PolyConversation"]),
 
         // MARK: Tests mirror the targets.
         .testTarget(name: "PolyCoreTests", dependencies: ["PolyCore"]),
@@ -80,6 +89,7 @@ let package = Package(
             ]),
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
         .testTarget(name: "CLITests", dependencies: ["PolyVoiceTesting"]),
+        .testTarget(name: "PolyConversationTests", dependencies: ["PolyConversation", "PolyAudio"]),
 
         // MARK: Samples (public API only; run against the reference bridge by Tests/CLITests).
         .executableTarget(name: "SimpleCall", dependencies: ["PolyVoice"], path: "Samples/SimpleCall"),
