@@ -33,6 +33,7 @@ enum CLI {
         .impair,
         .jitterSim,
         .loopback,
+        .test,
     ]
 
     static var topHelp: String {
@@ -55,7 +56,8 @@ enum CLI {
               -h, --help     Show this help
               --version      Print the version
 
-            Exit codes: 0 ended normally, 1 other failure, 2 usage, 3 auth, 4 network/timeout, 5 media/device.
+            Exit codes: 0 ended normally, 1 other failure, 2 usage, 3 auth, 4 network/timeout, 5 media/device,
+            6 an expectation of `polyvoice test` failed.
             """
         return text
     }
