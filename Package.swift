@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PolyMedia", targets: ["PolyMedia"]),
         .library(name: "PolyNet", targets: ["PolyNet"]),
         .library(name: "PolySignaling", targets: ["PolySignaling"]),
+        .library(name: "PolyConversation", targets: ["PolyConversation"]),
     ],
     targets: [
         // MARK: C system libraries (Debian packages) with small shims for macros and variadics.
@@ -88,7 +89,7 @@ let package = Package(
                 "PolyVoiceTesting",
             ]),
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
-        .testTarget(name: "CLITests", dependencies: ["PolyVoiceTesting"]),
+        .testTarget(name: "CLITests", dependencies: ["PolyVoiceTesting", "PolyAudio"]),
         .testTarget(name: "PolyConversationTests", dependencies: ["PolyConversation", "PolyAudio"]),
 
         // MARK: Samples (public API only; run against the reference bridge by Tests/CLITests).

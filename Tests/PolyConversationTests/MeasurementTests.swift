@@ -28,6 +28,14 @@ import Testing
         let metrics = ConversationMetrics(turns: turns, endSample: total)
         #expect(metrics.turns[1].responseLatencyMs == ConversationClock.milliseconds(30_017 - 20_000))
         #expect(metrics.turns[2].responseLatencyMs == nil)  // a second agent turn answers nothing
+        // An agent turn that starts while the caller talks (an echo) answers nothing either.
+        let echo = ConversationMetrics(
+            turns: [
+                MeasuredTurn(speaker: .caller, startSample: 0, endSample: 1000, kind: "say"),
+                MeasuredTurn(speaker: .caller, startSample: 50_000, endSample: 90_000, kind: "say"),
+                MeasuredTurn(speaker: .agent, startSample: 53_000, endSample: 93_000),
+            ], endSample: 100_000)
+        #expect(echo.turns[2].responseLatencyMs == nil)
         #expect(abs(metrics.agentTalkMs - ConversationClock.milliseconds(39_984 + 9_500)) < 1e-9)
     }
 

@@ -1,5 +1,6 @@
 // Scenario files: the example in JSON and YAML gives the same scenario; bad files name the file,
 // the line or key path and what was expected; malformed input never crashes.
+import Foundation
 import Testing
 
 @testable import PolyConversation
@@ -67,6 +68,17 @@ import Testing
         #expect(fromJSON.expect.responseLatencyMs == .init(max: 1500, p95Max: 1200))
         #expect(fromJSON.expect.agentYieldsWithinMs == 800)
         #expect(fromJSON.expect.noFalseYield == true)
+    }
+
+    @Test func theSampleScenarioLoadsAndCanRun() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let path = root.appendingPathComponent("Samples/ConversationTest/book-a-table.yaml").path
+        let scenario = try ScenarioLoader.load(path: path)
+        #expect(scenario.steps.count == 7)
+        #expect(ScenarioSupport.unsupported(scenario).isEmpty)
+        #expect(
+            ScenarioSupport.unsupported(try Self.parse(Self.json, "a.json")).map(\.path) == ["network", "steps[7]"])
     }
 
     @Test func perDirectionNetwork() throws {

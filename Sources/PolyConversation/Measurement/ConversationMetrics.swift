@@ -36,12 +36,12 @@ public struct ConversationMetrics: Sendable, Equatable {
 
         for a in agents {
             let start = turns[a].startSample
-            // The reply is to the last caller turn (not a backchannel) that ended before it, if no other agent
-            // turn started in between.
+            // The reply is to the last caller turn (not a backchannel) that started before it, if that turn had
+            // ended (else the agent talked over it) and no other agent turn started in between.
             guard
                 let c = callers.last(where: {
-                    turns[$0].endSample <= start && turns[$0].kind != "backchannel"
-                })
+                    turns[$0].startSample < start && turns[$0].kind != "backchannel"
+                }), turns[c].endSample <= start
             else { continue }
             let callerEnd = turns[c].endSample
             let answeredAlready = agents.contains {

@@ -4,7 +4,9 @@ import Foundation
 public enum ReportWriter {
     /// Writes everything for one scenario's calls into `directory` (created); returns report.json's document.
     @discardableResult
-    public static func write(scenario: Scenario, seed: UInt64, results: [CallResult], to directory: URL) throws -> JSONValue {
+    public static func write(scenario: Scenario, seed: UInt64, results: [CallResult], to directory: URL) throws
+        -> JSONValue
+    {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var calls: [JSONValue] = []
         for result in results {

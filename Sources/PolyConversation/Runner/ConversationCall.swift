@@ -62,6 +62,9 @@ public enum ConversationCall {
         await call.end()
         watchdog.cancel()
         mouth.finish()
+        // The call's sink finishes the heard stream when it closes; a call that failed before opening its
+        // audio never made one, so finish it here too (later yields are ignored).
+        ears.finish()
         let outcome = await listening.value
         result.finalState = call.state
         if case .failed(let error) = call.state { result.error = result.error ?? "the call failed: \(error)" }

@@ -26,7 +26,8 @@ public enum SuiteEvent: Sendable {
 
 public enum ConversationSuite {
     public static func run(
-        scenario: Scenario, steps: [PreparedStep], settings: SuiteSettings, config: Configuration, options: VoiceOptions,
+        scenario: Scenario, steps: [PreparedStep], settings: SuiteSettings, config: Configuration,
+        options: VoiceOptions,
         onEvent: @escaping @Sendable (SuiteEvent) -> Void
     ) async -> [CallResult] {
         let base = settings.seed ?? scenario.seed

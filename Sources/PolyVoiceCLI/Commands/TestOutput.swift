@@ -78,7 +78,9 @@ final class TestOutput: Sendable {
             }
             let passed = results.filter(\.ok).count
             var text = "\(scenario.name): \(passed)/\(results.count) calls passed"
-            if let p50 = Percentile.of(latencies, 50), let p95 = Percentile.of(latencies, 95), let worst = latencies.max() {
+            if let p50 = Percentile.of(latencies, 50), let p95 = Percentile.of(latencies, 95),
+                let worst = latencies.max()
+            {
                 text += String(format: "; response latency p50 %.0f ms, p95 %.0f ms, max %.0f ms", p50, p95, worst)
             }
             text += "\n"
