@@ -128,6 +128,9 @@ let package = Package(
             name: "RelaySetupBench", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting"],
             path: "Benchmarks/RelaySetupBench"),
         .executableTarget(
+            name: "RelayPacketBench", dependencies: ["PolyNet", "PolyMedia", "PolyCore", "PolyVoiceTesting"],
+            path: "Benchmarks/RelayPacketBench"),
+        .executableTarget(
             name: "CallBench",
             dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "PolyAudio", "InteropSupport"],
             path: "Benchmarks/CallBench"),

@@ -40,6 +40,7 @@ run AudioProcessingBench .build/release/AudioProcessingBench
 run ConnectBench .build/release/ConnectBench
 # Issue 16: call setup direct vs through coturn over TURN/UDP, TURN/TCP and TURN/TLS.
 run RelaySetupBench .build/release/RelaySetupBench
+run RelayPacketBench .build/release/RelayPacketBench
 run JitterBench .build/release/JitterBench
 run CallBench .build/release/CallBench --out out/callbench
 # All eight trace seeds: the congested profile is decided by the mean over them (issue 4).

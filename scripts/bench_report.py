@@ -29,6 +29,7 @@ BENCHES = [
     ("AudioProcessingBench", "AEC/NS/AGC per 20 ms frame, Swift wrapper vs the C API"),
     ("ConnectBench", "start ICE → SRTP keys ready, our bridge peer vs aiortc"),
     ("RelaySetupBench", "call setup direct vs relay-only through coturn over TURN/UDP, TCP and TLS"),
+    ("RelayPacketBench", "client CPU per packet direct vs through a TURN/UDP channel (coturn), and the ChannelData framing alone"),
     ("JitterBench", "jitter buffer playout CPU per 20 ms frame vs an Opus decode of the same packets"),
     ("CallBench", "call setup, mouth-to-ear through echo, PESQ-WB of echoed speech: our PolyCall vs aiortc"),
     ("JitterEval", "jitter buffer on seeded traces vs fixed 60 ms, baresip jbuf and aiortc"),

@@ -1,5 +1,5 @@
 // The network-impairment options shared by `impair` and `loopback`: --loss, --burst, --delay, --jitter.
-import PolyVoiceTesting
+import PolyNet
 
 extension Arguments {
     /// Loss (uniform, or Gilbert–Elliott with `--burst`), delay and jitter, each in ms up to `maximumMilliseconds`.
@@ -15,6 +15,24 @@ extension Arguments {
         }
         impairment.delay = try milliseconds("delay", maximum: maximumMilliseconds)
         impairment.jitter = try milliseconds("jitter", maximum: maximumMilliseconds)
+        return impairment
+    }
+
+    /// `call`'s --loss, --burst, --delay, --jitter and --seed as an impairment of the call's own packets, the
+    /// same both ways (nil when none is given).
+    func networkImpairment() throws -> NetworkImpairment? {
+        guard ["loss", "burst", "delay", "jitter"].contains(where: { string($0) != nil }) else {
+            if string("seed") != nil { throw UsageError("--seed needs --loss, --burst, --delay or --jitter") }
+            return nil
+        }
+        let link = try linkImpairment(maximumMilliseconds: 10_000)
+        var impairment = NetworkImpairment(
+            delay: link.delay, jitter: link.jitter, seed: UInt64(try int("seed", in: 0...Int.max) ?? 1))
+        let loss = (try double("loss", in: 0...100) ?? 0) / 100
+        guard loss < 1 else { throw UsageError("--loss must be below 100") }
+        impairment.send.loss = loss
+        impairment.send.meanBurstLength = max(1, (try double("burst", in: 20...10_000) ?? 20) / 20)
+        impairment.receive = impairment.send
         return impairment
     }
 

@@ -1,15 +1,18 @@
-// `polyvoice test` against the real reference bridge: a scripted agent whose prompts are tones of known
-// length and whose timeline JSON is the ground truth. The measured latencies must be the agent's
-// endpointing (its VAD hangover) plus a steady path delay, the agent's turns must line up with its own
-// timeline, and the report's edges must agree with the stereo WAV it wrote.
+// `polyvoice test` against the real reference bridge: a scripted agent with configured timing
+// (--reply-latency, --yield-ms), prompts that are tones of known length, and its timeline JSON as the
+// ground truth. The measured latencies must be the configured latency plus a steady path delay, yields
+// must track --yield-ms, the agent's turns must line up with its own timeline, and the report's edges
+// must agree with the stereo WAV it wrote.
 import Foundation
 import PolyAudio
 import Testing
 
 @Suite("polyvoice test", .serialized)
 struct TestCommandTests {
-    /// The script agent answers when its VAD ends the caller's turn: 15 frames of hangover after the last loud one.
-    static let agentEndpointingMs = 300.0
+    /// The agent answers this long after the end of the caller's last voiced frame as it heard it.
+    static let replyLatencyMs = 600.0
+    /// And talks on this long when talked over.
+    static let yieldMs = 300.0
     static let promptSeconds = [1.2, 4.0, 1.0]
 
     static func tone(seconds: Double, rate: Int, frequency: Double) -> WAVFile {
@@ -68,7 +71,11 @@ struct TestCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let record = folder.appendingPathComponent("bridge")
         let bridge = try BridgeProcess(
-            agent: "script:" + folder.appendingPathComponent("prompts").path, extraArguments: ["--record", record.path])
+            agent: "script:" + folder.appendingPathComponent("prompts").path,
+            extraArguments: [
+                "--record", record.path, "--reply-latency", "\(Int(Self.replyLatencyMs))", "--yield-ms",
+                "\(Int(Self.yieldMs))",
+            ])
         defer { bridge.stop() }
         let report = folder.appendingPathComponent("report")
         let junit = folder.appendingPathComponent("junit.xml")
@@ -89,10 +96,10 @@ struct TestCommandTests {
         try #require(agent.count == 3, "\(turns)")
         #expect(caller.count == 3)
 
-        // Latency = the agent's endpointing + a steady path delay (bounded, small spread, not tuned per run).
+        // Latency = the configured latency + a steady path delay (bounded, small spread, not tuned per run).
         let latencies = agent.compactMap(\.latency)
         #expect(latencies.count == 3)
-        let path = latencies.map { $0 - Self.agentEndpointingMs }
+        let path = latencies.map { $0 - Self.replyLatencyMs }
         #expect(path.allSatisfy { $0 >= 20 && $0 <= 250 }, "path delays \(path)")
         #expect((path.max() ?? 0) - (path.min() ?? 0) <= 40, "path delays \(path)")
 
@@ -111,13 +118,13 @@ struct TestCommandTests {
         // (Opus rings on a little after a tone ends, and playout may stretch a frame: 40 ms.)
         #expect(abs(agent[0].end - agent[0].start - Self.promptSeconds[0] * 1000) <= 40, "\(agent[0])")
         #expect(abs(agent[2].end - agent[2].start - Self.promptSeconds[2] * 1000) <= 40, "\(agent[2])")
-        // The barge-in: started 1500 ms into the reply (next frame). The agent stopped after the caller
-        // started, and quickly: the SDK flushes the agent's queued audio on the bridge's barge-in event, so
-        // the caller hears it stop about one uplink delay after starting to talk.
+        // The barge-in: started 1500 ms into the reply (next frame). The agent talked on --yield-ms, then
+        // stopped; the SDK flushes the agent's queued audio on the bridge's barge-in event, so the caller
+        // hears it stop about one uplink delay (plus the agent's VAD frame) after that.
         let barge = caller[2]
         #expect(barge.start - agent[1].start >= 1500 && barge.start - agent[1].start <= 1540)
         let yieldMs = try #require(barge.yieldMs)
-        #expect(yieldMs > 0 && yieldMs <= 200, "yield \(yieldMs)")
+        #expect(yieldMs >= Self.yieldMs && yieldMs <= Self.yieldMs + 150, "yield \(yieldMs)")
         // The played 16 kHz file kept its length through the conversion (1.5 s).
         #expect(abs(caller[1].end - caller[1].start - 1500) <= 2)
 
@@ -145,10 +152,11 @@ struct TestCommandTests {
         #expect(xml.contains(#"tests="4" failures="0""#))
     }
 
-    @Test func aFailedExpectationExitsSixWithJUnitFailureAndNDJSON() async throws {
-        let folder = try Self.fixture(expect: #"{"response_latency_ms": {"max": 50}}"#)
+    @Test func anAgentThatNeverYieldsFailsTheYieldExpectationWithExitSix() async throws {
+        let folder = try Self.fixture(expect: #"{"agent_yields_within_ms": 800, "response_latency_ms": {"max": 2000}}"#)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let bridge = try BridgeProcess(agent: "script:" + folder.appendingPathComponent("prompts").path)
+        let bridge = try BridgeProcess(
+            agent: "script:" + folder.appendingPathComponent("prompts").path, extraArguments: ["--yield-ms", "never"])
         defer { bridge.stop() }
         let junit = folder.appendingPathComponent("junit.xml")
         let result = try await runPolyvoice(
@@ -165,8 +173,9 @@ struct TestCommandTests {
         #expect(lines.last?.contains(#""type":"summary""#) == true)
         #expect(!result.stdout.contains(BridgeProcess.token) && !result.stderr.contains(BridgeProcess.token))
         let xml = try String(contentsOf: junit, encoding: .utf8)
-        #expect(xml.contains("<failure message=\"max "))
-        #expect(xml.contains("response_latency_ms"))
+        // The agent talked through the barge-in to the end of its 4 s prompt: about 2.5 s, not within 800 ms.
+        #expect(xml.contains("agent_yields_within_ms\">\n      <failure message=\"turn "), "\(xml)")
+        #expect(xml.contains(#"response_latency_ms"/>"#), "\(xml)")
     }
 
     @Test func badScenariosAreUsageErrorsAndNothingIsCalled() async throws {
@@ -179,8 +188,8 @@ struct TestCommandTests {
                 "typo.yaml:4: steps[1].wait_for_agent.timeout_s: expected a number"
             ),
             (
-                "net.yaml", "name: a\nnetwork: {loss: 0.1}\nsteps:\n  - say: hi\n",
-                "network: network impairment of the call's packets is not supported yet"
+                "net.yaml", "name: a\nnetwork: {loss: 1}\nsteps:\n  - say: hi\n",
+                "net.yaml:2: network.loss: must be below 1"
             ),
             ("dtmf.json", #"{"name": "a", "steps": [{"dtmf": "12#"}]}"#, "steps[0]: DTMF is not supported yet"),
         ]

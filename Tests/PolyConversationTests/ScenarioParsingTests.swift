@@ -78,7 +78,13 @@ import Testing
         #expect(scenario.steps.count == 7)
         #expect(ScenarioSupport.unsupported(scenario).isEmpty)
         #expect(
-            ScenarioSupport.unsupported(try Self.parse(Self.json, "a.json")).map(\.path) == ["network", "steps[7]"])
+            ScenarioSupport.unsupported(try Self.parse(Self.json, "a.json")).map(\.path) == ["steps[7]"])
+        let impairment = try #require(
+            ScenarioSupport.impairment(try Self.parse(Self.json, "a.json").network, callSeed: 99, index: 3))
+        #expect(impairment.seed == 10)  // the block's seed 7 + call 3
+        #expect(impairment.send.loss == 0.05 && impairment.send.meanBurstLength == 3)
+        #expect(impairment.receive.delay == .milliseconds(40) && impairment.receive.jitter == .milliseconds(20))
+        #expect(impairment.receive.outages == [6.0..<8.0])
     }
 
     @Test func perDirectionNetwork() throws {

@@ -1,6 +1,7 @@
 // The loopback pipeline in virtual time: a tone through loss keeps its pitch, FEC recoveries are counted.
 import Foundation
 import PolyCore
+import PolyNet
 import PolyVoiceTesting
 import Testing
 

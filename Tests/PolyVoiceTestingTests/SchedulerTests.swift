@@ -1,4 +1,5 @@
 import PolyCore
+import PolyNet
 import Testing
 
 @testable import PolyVoiceTesting

@@ -76,24 +76,27 @@ enum ScenarioDecoder {
         return step
     }
 
-    private static func decodeNetwork(_ reader: NodeReader) throws(ScenarioError) -> NetworkImpairment {
+    private static func decodeNetwork(_ reader: NodeReader) throws(ScenarioError) -> ScenarioNetwork {
         let directionKeys = ["loss", "burst", "delay_ms", "jitter_ms", "outage"]
         let keys = try reader.mapping(allowed: directionKeys + ["seed", "send", "receive"])
         let both = try decodeDirection(reader, keys: keys)
         let seed = try keys["seed"].map { seed throws(ScenarioError) in UInt64(try seed.integer(in: 0...Int(Int32.max)))
         }
-        func direction(_ name: String) throws(ScenarioError) -> NetworkImpairment.Direction {
+        func direction(_ name: String) throws(ScenarioError) -> ScenarioNetwork.Direction {
             guard let node = keys[name] else { return both }
             return try decodeDirection(node, keys: node.mapping(allowed: directionKeys))
         }
-        return NetworkImpairment(send: try direction("send"), receive: try direction("receive"), seed: seed)
+        return ScenarioNetwork(send: try direction("send"), receive: try direction("receive"), seed: seed)
     }
 
     private static func decodeDirection(_ reader: NodeReader, keys: [String: NodeReader]) throws(ScenarioError)
-        -> NetworkImpairment.Direction
+        -> ScenarioNetwork.Direction
     {
-        var direction = NetworkImpairment.Direction()
-        if let loss = keys["loss"] { direction.loss = try loss.number(in: 0...1) }
+        var direction = ScenarioNetwork.Direction()
+        if let loss = keys["loss"] {
+            direction.loss = try loss.number(in: 0...1)
+            guard direction.loss < 1 else { throw loss.failure("must be below 1 (every packet lost is an outage)") }
+        }
         if let burst = keys["burst"] { direction.burst = try burst.number(in: 1...100) }
         if let delay = keys["delay_ms"] { direction.delayMs = try delay.number(in: 0...10_000) }
         if let jitter = keys["jitter_ms"] { direction.jitterMs = try jitter.number(in: 0...10_000) }

@@ -30,6 +30,7 @@ public enum ConversationCall {
         options.input = .buffer(speech, sampleRate: ConversationClock.sampleRate)
         options.output = .buffer(ears, sampleRate: ConversationClock.sampleRate)
         options.audioProcessing = .off
+        options.networkImpairment = ScenarioSupport.impairment(scenario.network, callSeed: seed, index: index)
         var result = CallResult(
             call: index, seed: seed, finalState: .idle, setupMs: nil,
             metrics: ConversationMetrics(turns: [], endSample: 0), steps: [], expectations: [], stats: MediaStats(),

@@ -11,7 +11,7 @@ public struct Scenario: Sendable, Equatable {
     /// Call seeds are `seed + call index`; `--seed` overrides it.
     public var seed: UInt64
     /// Network impairment of the call's own packets (parsed and validated; see `ScenarioSupport`).
-    public var network: NetworkImpairment?
+    public var network: ScenarioNetwork?
     public var steps: [Step]
     public var expect: Expectations
     /// How long the agent must be silent after the last step before the call hangs up (default 1 s).
@@ -21,7 +21,7 @@ public struct Scenario: Sendable, Equatable {
 
     public init(
         name: String, voice: String = "en-us", wordsPerMinute: Int = 175, seed: UInt64 = 1,
-        network: NetworkImpairment? = nil, steps: [Step], expect: Expectations = Expectations(),
+        network: ScenarioNetwork? = nil, steps: [Step], expect: Expectations = Expectations(),
         hangupAfterSilenceSeconds: Double = 1, sourceFile: String = "<memory>"
     ) {
         self.name = name
@@ -82,7 +82,7 @@ public struct Step: Sendable, Equatable {
 }
 
 /// The schema's `network` block: loss, bursts, delay, jitter and outages, seeded.
-public struct NetworkImpairment: Sendable, Equatable {
+public struct ScenarioNetwork: Sendable, Equatable {
     public struct Direction: Sendable, Equatable {
         /// Packet loss probability, 0...1.
         public var loss: Double = 0

@@ -15,20 +15,25 @@ struct RelayAllocation {
     /// TCP/TLS: the stream the shell opened for it.
     let stream: RelayStream?
     let relayProtocol: TURNRelayProtocol
+    /// Its server's index in `configuration.turnServers` (the order that sets its candidate's priority).
+    let serverIndex: Int
     /// Until the allocation succeeded or failed (ICE's gathering waits for it).
     var pending = true
     /// Its stream failed: the client is no longer driven.
     var dead = false
+    /// From before an ICE restart: it still relays (media stays on the old pair until the restart selects
+    /// one), then it is released.
+    var retiring = false
 
     var server: TransportAddress { client.configuration.server }
 }
 
 extension MediaEndpoint {
     /// One allocation per TURN server: UDP ones that a bound address can reach (same family), and every
-    /// TCP or TLS one (on a stream of its own).
-    func makeRelays(from addresses: [TransportAddress]) {
+    /// TCP or TLS one (on a stream of its own). Servers in `skipping` keep the allocation they have.
+    func makeRelays(from addresses: [TransportAddress], skipping: Set<Int> = []) {
         guard configuration.role == .client else { return }
-        for (id, relay) in configuration.turnServers.enumerated() {
+        for (serverIndex, relay) in configuration.turnServers.enumerated() where !skipping.contains(serverIndex) {
             var settings = relay.client
             settings.randomSeed = random.next()
             if relay.relayProtocol == .udp {
@@ -36,26 +41,70 @@ extension MediaEndpoint {
                 else { continue }
                 relays.append(
                     RelayAllocation(
-                        client: TURNClient(configuration: settings), base: base, stream: nil, relayProtocol: .udp))
+                        client: TURNClient(configuration: settings), base: base, stream: nil, relayProtocol: .udp,
+                        serverIndex: serverIndex))
             } else {
+                // Ids are never reused: a stream replaced by an ICE restart may still report its closing.
+                let id = nextRelayStreamID
+                nextRelayStreamID += 1
                 let stream = RelayStream(
                     id: id, server: settings.server, serverName: settings.serverName,
                     relayProtocol: relay.relayProtocol, hostName: relay.hostName, trustedCAFile: relay.trustedCAFile)
                 relays.append(
                     RelayAllocation(
                         client: TURNClient(configuration: settings), base: nil, stream: stream,
-                        relayProtocol: relay.relayProtocol))
+                        relayProtocol: relay.relayProtocol, serverIndex: serverIndex))
             }
         }
     }
 
-    /// Starts every allocation; call after ICE learnt how many are pending and began gathering.
+    /// Starts every new allocation; call after ICE learnt how many are pending and began gathering.
     func startRelays(at now: Instant) {
-        for index in relays.indices {
+        for index in relays.indices where relays[index].pending {
             if let stream = relays[index].stream { outputs.append(.openStream(stream)) }
             relays[index].client.handle(.start, at: now)
             pumpRelay(index, at: now)
         }
+    }
+
+    /// ICE restart (a local address changed, or a relayed address did). A UDP allocation whose socket is still
+    /// bound stays: it is valid, and a second one on the same 5-tuple is not possible (437); its candidate is
+    /// offered again (`readvertiseRelays`). One whose socket is gone can neither relay nor be released, and is
+    /// dropped, like every failed one. Every stream (its connection may have left from an address that is
+    /// gone) is replaced by a new allocation; the old ones are retired: they keep relaying until the restart
+    /// selects a pair (`releaseRetiredRelays`). Call before ICE restarts, then `startRelays`.
+    func replaceRelays() {
+        relays.removeAll { relay in relay.dead || relay.base.map { !localAddresses.contains($0) } ?? false }
+        for index in relays.indices where relays[index].stream != nil {
+            relays[index].retiring = true
+            relays[index].pending = false
+        }
+        relayFailures.removeAll()
+        makeRelays(from: localAddresses, skipping: Set(relays.filter { !$0.retiring }.map(\.serverIndex)))
+    }
+
+    /// The restart selected a pair: the allocations from before it are released. They stay in `relays`, dead,
+    /// until the next restart: this runs while a relay's outputs are being pumped, by index.
+    func releaseRetiredRelays(at now: Instant) {
+        for index in relays.indices where relays[index].retiring && !relays[index].dead { release(index, at: now) }
+    }
+
+    /// After ICE restarted: the allocations it keeps offer their candidates again.
+    func readvertiseRelays(at now: Instant) {
+        for relay in relays where !relay.dead && !relay.retiring && !relay.pending {
+            guard let relayed = relay.client.relayedAddress else { continue }
+            addRelayCandidate(relay, relayed: relayed, mapped: relay.client.mappedAddress, at: now)
+        }
+    }
+
+    private func addRelayCandidate(
+        _ relay: RelayAllocation, relayed: TransportAddress, mapped: TransportAddress?, at now: Instant
+    ) {
+        ice.handle(
+            .relayCandidate(
+                relayed: relayed, mapped: mapped, server: relay.server,
+                localPreference: 65535 - UInt32(relay.serverIndex)),
+            at: now)
     }
 
     /// What gathering found, for a "no path" error: the candidates by type and each TURN server that failed.
@@ -93,6 +142,7 @@ extension MediaEndpoint {
         guard let index = relays.firstIndex(where: { $0.stream?.id == stream }), !relays[index].dead else { return }
         relays[index].dead = true
         let relay = relays[index]
+        guard !relay.retiring else { return }
         failRelay(
             index,
             "TURN server \(relay.client.configuration.serverName) over \(relay.relayProtocol.rawValue.uppercased()): \(reason)",
@@ -133,11 +183,15 @@ extension MediaEndpoint {
 
     /// Releases every allocation (Refresh with LIFETIME 0), then closes the streams.
     func closeRelays(at now: Instant) {
-        for index in relays.indices where !relays[index].dead {
-            relays[index].client.handle(.deallocate, at: now)
-            pumpRelay(index, at: now)
-            if let stream = relays[index].stream { outputs.append(.closeStream(stream.id)) }
-        }
+        for index in relays.indices { release(index, at: now) }
+    }
+
+    private func release(_ index: Int, at now: Instant) {
+        guard !relays[index].dead else { return }
+        relays[index].client.handle(.deallocate, at: now)
+        pumpRelay(index, at: now)
+        relays[index].dead = true
+        if let stream = relays[index].stream { outputs.append(.closeStream(stream.id)) }
     }
 
     func pumpRelay(_ index: Int, at now: Instant) {
@@ -151,13 +205,14 @@ extension MediaEndpoint {
                     outputs.append(.transmit(bytes, from: base, to: relays[index].server))
                 }
             case .allocated(let relayed, let mapped, _):
-                guard relays[index].pending else { continue }  // a re-allocation needs an ICE restart to be used
+                guard relays[index].pending else {
+                    // A re-allocation (437): the relayed address ICE offered is gone; a restart offers the new one.
+                    let server = relays[index].client.configuration.serverName
+                    if !relays[index].retiring { emit(.relayReallocated(server)) }
+                    continue
+                }
                 relays[index].pending = false
-                ice.handle(
-                    .relayCandidate(
-                        relayed: relayed, mapped: mapped, server: relays[index].server,
-                        localPreference: 65535 - UInt32(index)),
-                    at: now)
+                addRelayCandidate(relays[index], relayed: relayed, mapped: mapped, at: now)
                 ice.handle(.pendingRelays(pendingRelayCount), at: now)
                 pumpICE(at: now)
             case .data(let bytes, let peer):
@@ -168,7 +223,7 @@ extension MediaEndpoint {
                     relays[index].dead = true
                     outputs.append(.closeStream(stream.id))
                 }
-                failRelay(index, error.description, at: now)
+                if !relays[index].retiring { failRelay(index, error.description, at: now) }
                 return
             case .permissionCreated, .channelBound, .permissionFailed, .channelBindFailed, .closed:
                 break

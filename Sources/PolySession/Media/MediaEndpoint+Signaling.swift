@@ -60,7 +60,11 @@ extension MediaEndpoint {
         guard configuration.role == .client else { throw .wrongRole("only the client restarts ICE") }
         guard dtls != nil, !isClosed else { throw .wrongState("no call to restart") }
         guard !localAddresses.isEmpty else { throw .wrongState("no local address") }
+        replaceRelays()
+        ice.handle(.pendingRelays(pendingRelayCount), at: now)
         ice.handle(.restart(credentials: freshCredentials(), localAddresses: localAddresses), at: now)
+        readvertiseRelays(at: now)
+        startRelays(at: now)
         pumpICE(at: now)
     }
 
@@ -90,6 +94,7 @@ extension MediaEndpoint {
             guard dtls != nil else { throw .wrongState("the bridge offered before the call was answered") }
             if let current = ice.remoteParameters?.credentials, current != parameters.credentials {
                 ice.handle(.restart(credentials: freshCredentials(), localAddresses: localAddresses), at: now)
+                readvertiseRelays(at: now)
             }
             preferredSetup = establishedSetup
         }

@@ -36,6 +36,7 @@ public final class MediaEndpoint {
     var random: SeededRandom
     /// TURN allocations (client only), in `configuration.turnServers` order.
     var relays: [RelayAllocation] = []
+    var nextRelayStreamID = 0
     /// Why TURN servers gave no candidate (for `pathsTried`).
     var relayFailures: [String] = []
 
@@ -297,7 +298,10 @@ public final class MediaEndpoint {
         case .selectedPairChanged(let pair):
             selectedPair = pair
             emit(.selectedPairChanged(local: pair.local, remote: pair.remote))
-            if !relays.isEmpty { bindRelayChannel(for: pair, at: now) }
+            if !relays.isEmpty {
+                bindRelayChannel(for: pair, at: now)
+                releaseRetiredRelays(at: now)
+            }
             if let dtls, dtls.state == .handshaking, dtlsRole == .client {
                 dtls.start(at: now)
                 pumpDTLS(at: now)

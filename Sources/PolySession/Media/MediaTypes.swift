@@ -43,6 +43,9 @@ public enum MediaEvent: Sendable, Equatable {
     /// A TURN server could not give a relay candidate, or lost its allocation; the call goes on with the
     /// other candidates. The text names the server, never a credential.
     case relayFailed(String)
+    /// A TURN server replaced a lost allocation (437) with a new relayed address: the call must restart ICE
+    /// to offer it. The text names the server.
+    case relayReallocated(String)
     /// `close(at:)` finished: BYE and close_notify are queued, nothing more will be sent.
     case closed
 }

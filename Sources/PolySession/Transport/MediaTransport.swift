@@ -29,6 +29,8 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
     private let link: (any MediaDatagramLink)?
     /// TLS trust for `turns:` relays, by extra CA file (loaded here, off the loop: it reads files).
     private let tlsContexts: [String: Result<TLSClientContext, TLSError>]
+    /// Impairs this call's own datagrams once media connects (nil: none).
+    private let impairmentConfiguration: NetworkImpairment?
 
     // Loop thread only.
     private var sockets: [UDPSocket] = []
@@ -38,6 +40,9 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
     private var timer: (timer: EventLoop.Timer, deadline: Instant)?
     private var clockSubscription: FrameClockSubscription?
     private var linkUfrag: String?
+    /// The running impairment (from the first `.connected`) and its delay queue's timer.
+    private var impairment: DatagramImpairment?
+    private var impairmentTimer: (timer: EventLoop.Timer, deadline: Instant)?
     private var gatheringWaiters: [CheckedContinuation<String, any Error>] = []
     private var closed = false
     /// Preallocated for the 20 ms clock (raw buffers: no uniqueness or exclusivity checks per tick).
@@ -52,7 +57,7 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
     public convenience init(
         configuration: MediaEndpointConfiguration, localIPs: [IPAddress] = [.loopbackV4], loop: EventLoop = .shared,
         source: (any AudioFrameSource)? = nil, sink: (any AudioFrameSink)? = nil,
-        onEvent: @escaping EventHandler = { _ in }
+        impairment: NetworkImpairment? = nil, onEvent: @escaping EventHandler = { _ in }
     ) throws {
         var bound: [UDPSocket] = []
         for ip in localIPs {
@@ -60,7 +65,8 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         }
         guard !bound.isEmpty else { throw MediaEndpointError.setup("no local address to bind") }
         try self.init(
-            configuration: configuration, loop: loop, link: nil, source: source, sink: sink, onEvent: onEvent)
+            configuration: configuration, loop: loop, link: nil, source: source, sink: sink, impairment: impairment,
+            onEvent: onEvent)
         let opened = bound
         loop.execute { [self] in
             for socket in opened { adopt(socket) }
@@ -73,10 +79,11 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
     public convenience init(
         configuration: MediaEndpointConfiguration, link: any MediaDatagramLink,
         source: (any AudioFrameSource)? = nil, sink: (any AudioFrameSink)? = nil,
-        onEvent: @escaping EventHandler = { _ in }
+        impairment: NetworkImpairment? = nil, onEvent: @escaping EventHandler = { _ in }
     ) throws {
         try self.init(
-            configuration: configuration, loop: link.loop, link: link, source: source, sink: sink, onEvent: onEvent)
+            configuration: configuration, loop: link.loop, link: link, source: source, sink: sink,
+            impairment: impairment, onEvent: onEvent)
         link.loop.execute { [self] in
             link.open { [weak self] datagram, source in self?.received(datagram, from: source, to: link.localAddress) }
             start(localAddresses: [link.localAddress])
@@ -85,8 +92,13 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
 
     private init(
         configuration: MediaEndpointConfiguration, loop: EventLoop, link: (any MediaDatagramLink)?,
-        source: (any AudioFrameSource)?, sink: (any AudioFrameSink)?, onEvent: @escaping EventHandler
+        source: (any AudioFrameSource)?, sink: (any AudioFrameSink)?, impairment: NetworkImpairment?,
+        onEvent: @escaping EventHandler
     ) throws {
+        if let impairment {
+            do { try impairment.validate() } catch { throw MediaEndpointError.setup(error.description) }
+        }
+        impairmentConfiguration = impairment.flatMap { $0.send.isClean && $0.receive.isClean ? nil : $0 }
         self.loop = loop
         self.link = link
         endpoint = try MediaEndpoint(configuration: configuration)
@@ -203,6 +215,15 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         }
     }
 
+    /// What the impairment did so far in each direction (nil without one, or before media connected).
+    public func impairmentCounters() async -> (send: ImpairmentCounters, receive: ImpairmentCounters)? {
+        await withCheckedContinuation { continuation in
+            loop.execute { [self] in
+                continuation.resume(returning: impairment.map { ($0.counters(.send), $0.counters(.receive)) })
+            }
+        }
+    }
+
     /// The bound socket addresses.
     public func localAddresses() async -> [TransportAddress] {
         await withCheckedContinuation { continuation in
@@ -290,8 +311,55 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
 
     private func received(_ datagram: UnsafeRawBufferPointer, from: TransportAddress, to: TransportAddress) {
         guard !closed else { return }
-        endpoint.receive(datagram, from: from, to: to, at: .now())
+        let now = Instant.now()
+        switch impairment?.offer(datagram, from: from, to: to, direction: .receive, at: now) {
+        case .now?, nil: break
+        case .dropped?: return
+        case .queued?:
+            armImpairmentTimer()
+            return
+        }
+        endpoint.receive(datagram, from: from, to: to, at: now)
         drain()
+    }
+
+    private func transmit(_ bytes: UnsafeRawBufferPointer, from: TransportAddress, to: TransportAddress) {
+        if let link {
+            link.send(bytes, to: to)
+            return
+        }
+        let socket =
+            sockets.first { $0.localAddress == from } ?? sockets.first { $0.localAddress.family == to.family }
+        _ = try? socket?.send(bytes, to: to)
+    }
+
+    /// Sends or delivers the delayed datagrams that are due, then re-arms for the next.
+    private func releaseImpaired() {
+        impairmentTimer = nil
+        guard !closed else { return }
+        let now = Instant.now()
+        var delivered = false
+        while let datagram = impairment?.popDue(at: now) {
+            datagram.bytes.withUnsafeBytes { bytes in
+                switch datagram.direction {
+                case .send: transmit(bytes, from: datagram.from, to: datagram.to)
+                case .receive:
+                    endpoint.receive(bytes, from: datagram.from, to: datagram.to, at: now)
+                    delivered = true
+                }
+            }
+            impairment?.recycle(datagram.bytes)
+        }
+        if delivered { drain() } else { armImpairmentTimer() }
+    }
+
+    /// Keeps one timer at the delay queue's earliest delivery.
+    private func armImpairmentTimer() {
+        guard let deadline = impairment?.nextDeadline else { return }
+        if let impairmentTimer, impairmentTimer.deadline <= deadline { return }
+        if let impairmentTimer { loop.cancel(impairmentTimer.timer) }
+        let timer = loop.schedule(at: deadline) { [weak self] in self?.releaseImpaired() }
+        impairmentTimer = (timer, deadline)
     }
 
     /// Sends what the endpoint queued, delivers its events, and re-arms the deadline timer.
@@ -301,13 +369,14 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         while let output = endpoint.pollOutput(at: now) {
             switch output {
             case .transmit(let bytes, let from, let to):
-                if let link {
-                    bytes.withUnsafeBytes { link.send($0, to: to) }
-                    continue
+                bytes.withUnsafeBytes { datagram in
+                    switch impairment?.offer(datagram, from: from, to: to, direction: .send, at: now) {
+                    case .now?, nil: break
+                    case .dropped?: return
+                    case .queued?: return armImpairmentTimer()
+                    }
+                    transmit(datagram, from: from, to: to)
                 }
-                let socket =
-                    sockets.first { $0.localAddress == from } ?? sockets.first { $0.localAddress.family == to.family }
-                _ = try? socket?.send(bytes, to: to)
             case .openStream(let stream):
                 openRelayStream(stream)
             case .streamTransmit(let bytes, let stream):
@@ -316,6 +385,9 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
                 relayStreams.removeValue(forKey: stream)?.close()
             case .event(let event):
                 if event == .gatheringComplete { resumeGatheringWaiters() }
+                if event == .connected, impairment == nil, let impairmentConfiguration {
+                    impairment = DatagramImpairment(impairmentConfiguration, start: now)
+                }
                 onEvent(event)
             }
         }
@@ -391,6 +463,8 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         drain()
         closed = true
         if let timer { loop.cancel(timer.timer) }
+        if let impairmentTimer { loop.cancel(impairmentTimer.timer) }
+        impairmentTimer = nil
         if let clockSubscription { loop.removeFrameListener(clockSubscription) }
         timer = nil
         clockSubscription = nil

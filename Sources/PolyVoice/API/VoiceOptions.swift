@@ -29,13 +29,18 @@ public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugString
     public var reconnectTimeout: Duration
     /// How long provisioning through media connected may take (default 30 s).
     public var connectTimeout: Duration
+    /// Seeded loss, bursts, delay, jitter and outages applied to this call's own packets, each direction
+    /// (from the moment media connects; outages count from there). For testing agents on a bad line without
+    /// a relay process. nil (default): none.
+    public var networkImpairment: NetworkImpairment?
 
     public init(
         webrtcToken: String? = nil, signalingHost: URL? = nil, input: AudioInput = .defaultDevice,
         output: AudioOutput = .defaultDevice, codec: CodecSettings = CodecSettings(), muted: Bool = false,
         audioProcessing: AudioProcessing = .auto, reconnectTimeout: Duration = .seconds(30),
-        connectTimeout: Duration = .seconds(30)
+        connectTimeout: Duration = .seconds(30), networkImpairment: NetworkImpairment? = nil
     ) {
+        self.networkImpairment = networkImpairment
         self.webrtcToken = webrtcToken
         self.signalingHost = signalingHost
         self.input = input
@@ -61,6 +66,9 @@ public struct VoiceOptions: Sendable, CustomStringConvertible, CustomDebugString
         }
         guard connectTimeout > .zero, connectTimeout <= .seconds(600) else {
             throw .invalidConfiguration(field: "connectTimeout", reason: "must be in (0, 600] s")
+        }
+        do { try networkImpairment?.validate() } catch {
+            throw .invalidConfiguration(field: "networkImpairment", reason: error.reason)
         }
         switch input {
         case .buffer(_, let rate) where !(8_000...48_000).contains(rate):

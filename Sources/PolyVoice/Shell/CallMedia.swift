@@ -21,6 +21,8 @@ enum CallMediaEvent: Sendable, Equatable {
     case failed(String)
     /// No network path to the bridge (a `.transport` error); the text says what was tried.
     case noPath(String)
+    /// A relay candidate's address changed (TURN re-allocation): like a local address change, ICE restarts.
+    case relayAddressChanged
 }
 
 /// One call's media session as the shell drives it. Every method may be called from any task.

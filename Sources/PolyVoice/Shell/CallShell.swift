@@ -444,6 +444,7 @@ extension CallMediaEvent {
         case .remoteClosed: .remoteHangup
         case .failed(let reason): .stepFailed(.sendOffer, .voice(.mediaFailed(reason)))
         case .noPath(let reason): .stepFailed(.sendOffer, .transport(reason))
+        case .relayAddressChanged: .localAddressChanged
         }
     }
 }

@@ -29,7 +29,7 @@ final class TransportCallMedia: CallMedia {
         let events = MediaEventMapper(onEvent: setup.onEvent, logger: setup.logger)
         let transport = try MediaTransport(
             configuration: configuration, localIPs: localIPs, source: setup.audio.source, sink: setup.audio.sink,
-            onEvent: { events.handle($0) })
+            impairment: setup.options.networkImpairment, onEvent: { events.handle($0) })
         return TransportCallMedia(transport: transport)
     }
 
@@ -124,6 +124,9 @@ private final class MediaEventMapper: Sendable {
             setFlowing(false)
             onEvent(.noPath(reason))
         case .relayFailed(let reason): logger.warn("TURN relay unavailable: \(reason)")
+        case .relayReallocated(let server):
+            logger.info("TURN server \(server) gave a new relayed address: restarting ICE")
+            onEvent(.relayAddressChanged)
         case .closed: setFlowing(false)
         case .gatheringComplete: break
         }

@@ -6,7 +6,8 @@ import PolyAudio
 public enum AgentSpec: Sendable, Equatable, CustomStringConvertible {
     case echo(delayMilliseconds: Int)
     case play(file: String, loop: Bool)
-    case script(directory: String)
+    /// Prompts `DIR/1.wav`, `2.wav`… answering the caller's turns with the given timing.
+    case script(directory: String, timing: ScriptTiming = .immediate)
 
     /// Parses `echo`, `echo:MS`, `play:FILE`, `loop:FILE` (play looped) or `script:DIR`.
     public init(parsing text: String) throws(AgentError) {
@@ -22,7 +23,8 @@ public enum AgentSpec: Sendable, Equatable, CustomStringConvertible {
             self = .echo(delayMilliseconds: ms)
         case ("play", let file?) where !file.isEmpty: self = .play(file: file, loop: false)
         case ("loop", let file?) where !file.isEmpty: self = .play(file: file, loop: true)
-        case ("script", let directory?) where !directory.isEmpty: self = .script(directory: directory)
+        case ("script", let directory?) where !directory.isEmpty:
+            self = .script(directory: directory, timing: .immediate)
         default: throw .invalidSpec("unknown agent '\(text)' (echo[:MS], play:FILE, loop:FILE, script:DIR)")
         }
     }
@@ -31,7 +33,8 @@ public enum AgentSpec: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .echo(let ms): ms == 0 ? "echo" : "echo:\(ms)"
         case .play(let file, let loop): (loop ? "loop:" : "play:") + file
-        case .script(let directory): "script:" + directory
+        case .script(let directory, let timing) where timing == .immediate: "script:" + directory
+        case .script(let directory, let timing): "script:\(directory) (\(timing))"
         }
     }
 }
@@ -61,7 +64,8 @@ public struct AgentTemplate: Sendable {
         case .echo: audio = []
         case .play(let file, _):
             audio = [(file, try Self.load(URL(fileURLWithPath: file)))]
-        case .script(let directory):
+        case .script(let directory, let timing):
+            try timing.validate()
             var prompts: [(String, [Int16])] = []
             let base = URL(fileURLWithPath: directory)
             while FileManager.default.fileExists(
@@ -81,9 +85,9 @@ public struct AgentTemplate: Sendable {
         switch spec {
         case .echo(let ms): return EchoAgent(delayMilliseconds: ms, recorder: recorder)
         case .play(_, let loop): return PlayAgent(samples: audio[0].samples, loop: loop, recorder: recorder)
-        case .script:
+        case .script(_, let timing):
             return ScriptAgent(
-                prompts: audio, callID: callID, timelineDirectory: recordDirectory, recorder: recorder)
+                prompts: audio, callID: callID, timing: timing, timelineDirectory: recordDirectory, recorder: recorder)
         }
     }
 

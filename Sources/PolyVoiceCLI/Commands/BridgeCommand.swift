@@ -22,6 +22,11 @@ extension Subcommand {
               --port N               Port (default 8080; 0 picks a free port)
               --agent SPEC           echo (default), echo:MS (delayed echo), play:FILE (play a WAV once),
                                      loop:FILE (play it looped), script:DIR (turn-taking with DIR/1.wav, 2.wav…)
+              --reply-latency MS     script: answer MS after the end of the caller's last voiced frame as heard
+                                     (300-60000; default: when the VAD ends the turn, 300 ms after it)
+              --yield-ms MS|never    script: talk on MS after the caller starts talking over a prompt, then stop
+                                     if the caller still talks (default 0: stop at once); never: talk through
+              --false-yield          script: stop at once on any sound (to test a false-yield detector)
               --token-file F         Accepted web calling tokens, one per line
               --allow-any-token      Accept any bearer token (development only)
               --media-port N         One UDP port for the media of every call (0 picks a free one),
@@ -54,15 +59,13 @@ private enum BridgeCommand {
         let parsed = try Arguments(
             arguments,
             valued: [
-                "host", "port", "agent", "token-file", "advertise", "media-port", "max-calls", "record",
+                "host", "port", "agent", "reply-latency", "yield-ms", "token-file", "advertise", "media-port",
+                "max-calls", "record",
                 "log-format", "resume-grace", "media-timeout", "rate", "turn", "turn-secret-file", "turn-lifetime",
             ],
-            flagNames: ["allow-any-token", "verbose"])
+            flagNames: ["allow-any-token", "verbose", "false-yield"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let agent: AgentSpec
-        do { agent = try AgentSpec(parsing: parsed.string("agent") ?? "echo") } catch {
-            throw UsageError(error.description)
-        }
+        let agent = try Self.agent(parsed)
         guard let format = BridgeLogFormat(rawValue: parsed.string("log-format") ?? "text") else {
             throw UsageError("--log-format must be text or json")
         }
@@ -113,6 +116,27 @@ private enum BridgeCommand {
         waitForTermination()
         bridge.stop()
         return ExitCode.ok
+    }
+
+    /// --agent SPEC with the script agent's timing options (which other agents refuse).
+    static func agent(_ parsed: Arguments) throws -> AgentSpec {
+        do {
+            let agent = try AgentSpec(parsing: parsed.string("agent") ?? "echo")
+            let replyLatency = parsed.string("reply-latency")
+            let yield = parsed.string("yield-ms")
+            let falseYield = parsed.flag("false-yield")
+            guard case .script(let directory, _) = agent else {
+                if replyLatency != nil || yield != nil || falseYield {
+                    throw AgentError.invalidSpec(
+                        "--reply-latency, --yield-ms and --false-yield need --agent script:DIR")
+                }
+                return agent
+            }
+            let timing = try ScriptTiming(replyLatency: replyLatency, yield: yield, falseYield: falseYield)
+            return .script(directory: directory, timing: timing)
+        } catch let error as AgentError {
+            throw UsageError(error.description)
+        }
     }
 
     /// --turn URL… with the secret from --turn-secret-file (its first non-comment line), never the command line.

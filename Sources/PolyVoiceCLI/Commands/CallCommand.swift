@@ -32,6 +32,12 @@ extension Subcommand {
               --turn-credential-file F  (username on the first line, credential on the second)
               --turn-ca-file F       Trust the CA certificates in PEM file F for turns: servers, besides
                                      the system store (default: POLYVOICE_CA_FILE)
+              --loss PCT             Drop PCT % of the call's own packets, each way (seeded, from media
+                                     connected; no relay process)
+              --burst MS             Mean loss burst in ms (20 ms packets): bursty Gilbert-Elliott loss
+              --delay MS             One-way delay added each way
+              --jitter MS            Standard deviation of a random delay on top (packets may reorder)
+              --seed N               Seed of the impairment (default 1)
               --no-audio-processing  Send the microphone untouched: no echo cancellation, noise
                                      suppression or gain control (on by default when input and
                                      output are both devices, always off for files and null)
@@ -57,7 +63,7 @@ enum CallCommand {
             arguments,
             valued: [
                 "bridge", "environment", "token-file", "input", "output", "duration", "ice-server",
-                "turn-credential-file", "turn-ca-file",
+                "turn-credential-file", "turn-ca-file", "loss", "burst", "delay", "jitter", "seed",
             ],
             flagNames: ["mute", "no-audio-processing", "json", "verbose", "relay-only"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
@@ -71,6 +77,7 @@ enum CallCommand {
         options.iceTransportPolicy = parsed.flag("relay-only") ? .relay : .all
         options.iceServers = try ICEServerArguments.servers(parsed)
         options.trustedCAFile = parsed.string("turn-ca-file")
+        options.networkImpairment = try parsed.networkImpairment()
         let config = Configuration(
             apiKey: ProcessInfo.processInfo.environment["POLYVOICE_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? "not-set", environment: environment, webrtcToken: token,

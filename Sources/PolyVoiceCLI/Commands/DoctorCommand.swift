@@ -8,7 +8,7 @@ extension Subcommand {
         help: """
             Usage: polyvoice doctor [--json]
                    polyvoice doctor --network (--bridge URL | --environment ENV) [--token-file F]
-                                    [--ice-server URL]... [--json]
+                                    [--ice-server URL]... [--turn-ca-file F] [--json]
 
             Checks, one line each (✓ works, ! warning, ✗ failure, with what to do):
               Libraries       Opus, libsrtp2, OpenSSL, libwebsockets and PortAudio load and start (versions)
@@ -24,7 +24,9 @@ extension Subcommand {
             API (one provision, then its DELETE; the token as for `call`), a STUN binding with every STUN server
             the bridge hands out (the server-reflexive address) and a TURN allocation with every TURN server
             (with the call's credentials), plus each --ice-server (TURN credentials as for `call`). A blocked
-            STUN or TURN server is a warning with what to open; an unreachable bridge is a failure.
+            STUN or TURN server is a warning with what to open; an unreachable bridge is a failure. TURN is
+            tried over UDP, TCP and TLS as each URL says; TLS certificates are checked as a call checks them
+            (the system store, plus --turn-ca-file F or POLYVOICE_CA_FILE).
 
             Options:
               --json   Print {"ok": BOOL, "checks": [{group, name, status, detail, fix}]} instead
@@ -36,14 +38,16 @@ extension Subcommand {
 
 private func runDoctor(_ arguments: [String]) throws -> Int32 {
     let parsed = try Arguments(
-        arguments, valued: ["bridge", "environment", "token-file", "ice-server", "turn-credential-file"],
+        arguments,
+        valued: ["bridge", "environment", "token-file", "ice-server", "turn-credential-file", "turn-ca-file"],
         flagNames: ["json", "network"])
     guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
     let checks: [DoctorCheck]
     if parsed.flag("network") {
         checks = NetworkChecks.all(
             bridge: try CallCommand.environment(parsed).bridgeBaseURL, token: try CallCommand.webCallingToken(parsed),
-            extra: try ICEServerArguments.servers(parsed))
+            extra: try ICEServerArguments.servers(parsed),
+            caFile: parsed.string("turn-ca-file") ?? ProcessInfo.processInfo.environment["POLYVOICE_CA_FILE"])
     } else {
         checks = LibraryChecks.all() + AudioSystemChecks.all() + ToolChecks.all() + PipelineChecks.all()
     }

@@ -10,7 +10,8 @@ import Synchronization
 enum NetworkChecks {
     static let group = "Network"
 
-    static func all(bridge: URL, token: String, extra: [ICEServerConfiguration]) -> [DoctorCheck] {
+    /// `caFile`: trusted besides the system store for `turns:` (as `call --turn-ca-file`).
+    static func all(bridge: URL, token: String, extra: [ICEServerConfiguration], caFile: String?) -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         let began = Date()
         let provisioned = blocking { () async -> Result<ProvisionedCall, SignalingError> in
@@ -50,13 +51,13 @@ enum NetworkChecks {
         }
         for server in servers {
             for url in server.urls {
-                checks.append(check(url, username: server.username, credential: server.credential))
+                checks.append(check(url, username: server.username, credential: server.credential, caFile: caFile))
             }
         }
         return checks
     }
 
-    static func check(_ text: String, username: String?, credential: String?) -> DoctorCheck {
+    static func check(_ text: String, username: String?, credential: String?, caFile: String?) -> DoctorCheck {
         guard let url = ICEServerURL(text) else {
             return .problem(
                 group, text, required: false, "malformed URL", fix: "use stun:HOST[:PORT] or turn:HOST[:PORT]")
@@ -65,6 +66,7 @@ enum NetworkChecks {
         guard let address = resolve(url) else {
             return .problem(group, name, required: false, "the name does not resolve", fix: "check DNS from here")
         }
+        let transport = url.transport ?? (url.scheme == .turns ? "tcp" : "udp")
         switch url.scheme {
         case .stun:
             let began = Date()
@@ -78,7 +80,12 @@ enum NetworkChecks {
                 String(
                     format: "server-reflexive address %@ (%.0f ms)", "\(mapped)", Date().timeIntervalSince(began) * 1000
                 ))
-        case .turn where (url.transport ?? "udp") == "udp":
+        case .turn, .turns:
+            guard transport == "udp" || transport == "tcp" else {
+                return .problem(
+                    group, name, required: false, "transport \(transport) is not supported",
+                    fix: "use ?transport=udp or ?transport=tcp")
+            }
             guard let username, let credential else {
                 return .problem(
                     group, name, required: false, "no credentials",
@@ -86,24 +93,34 @@ enum NetworkChecks {
             }
             let began = Date()
             let configuration = TURNClientConfiguration(
-                server: address, serverName: "\(url.host):\(url.port)", transport: .udp, username: username,
-                password: credential, randomSeed: UInt64.random(in: 0...UInt64.max))
-            switch try? NetworkProbe.turnAllocation(configuration) {
-            case .success(let allocation):
-                return .pass(
+                server: address, serverName: "\(url.host):\(url.port)", transport: transport == "udp" ? .udp : .stream,
+                username: username, password: credential, randomSeed: UInt64.random(in: 0...UInt64.max))
+            func relayed(_ address: TransportAddress) -> DoctorCheck {
+                .pass(
                     group, name,
                     String(
-                        format: "relay %@ (%.0f ms): calls work even where direct UDP is blocked",
-                        "\(allocation.relayed)", Date().timeIntervalSince(began) * 1000))
-            case .failure(let error):
-                return .problem(group, name, required: false, error.description, fix: fix(for: error, address))
-            case nil:
-                return .problem(group, name, required: false, "no UDP socket", fix: "check the local network")
+                        format: "relay %@ (%.0f ms): calls work even where direct UDP is blocked", "\(address)",
+                        Date().timeIntervalSince(began) * 1000))
             }
-        case .turn, .turns:
-            return .problem(
-                group, name, required: false, "TURN over TCP and TLS is not checked yet",
-                fix: "calls use the bridge's UDP TURN servers")
+            guard transport == "tcp" else {
+                switch try? NetworkProbe.turnAllocation(configuration) {
+                case .success(let allocation): return relayed(allocation.relayed)
+                case .failure(let error):
+                    return .problem(group, name, required: false, error.description, fix: fix(for: error, address))
+                case nil:
+                    return .problem(group, name, required: false, "no UDP socket", fix: "check the local network")
+                }
+            }
+            let tls = url.scheme == .turns ? (hostName: url.host, caFile: caFile) : nil
+            switch StreamTURNProbe.allocate(configuration, tls: tls) {
+            case .success(let address): return relayed(address)
+            case .failure(let failure):
+                let fix =
+                    tls == nil
+                    ? "allow TCP to \(address)"
+                    : "allow TCP to \(address); a certificate the system does not trust needs --turn-ca-file"
+                return .problem(group, name, required: false, failure.reason, fix: fix)
+            }
         case .stuns:
             return .problem(group, name, required: false, "stuns: is not supported", fix: "use stun: or turns:")
         }

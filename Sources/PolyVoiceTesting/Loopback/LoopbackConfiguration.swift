@@ -1,6 +1,7 @@
 // What a local loopback (mic → Opus → simulated network → jitter buffer → speaker) is set up with.
 import PolyAudio
 import PolyMedia
+import PolyNet
 
 /// Settings of a `LoopbackPipeline`: the encoder, the simulated link and the jitter buffer.
 public struct LoopbackConfiguration: Sendable, Equatable {

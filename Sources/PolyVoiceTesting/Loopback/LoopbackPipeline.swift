@@ -5,6 +5,7 @@
 // and a device run is paced by its caller's real-time loop.
 import PolyAudio
 import PolyCore
+import PolyNet
 import PolyMedia
 
 /// mic → Opus (optional in-band FEC) → `ImpairmentModel` → `JitterBuffer` → speaker, for one machine.

@@ -146,13 +146,14 @@ final class MediaCall {
     init(
         seed: UInt64 = 7, signal: [Int16] = [], clientCodec: CodecSettings = CodecSettings(),
         rtcpInterval: Duration = .seconds(1), bridgeCleanPathCoding: CleanPathCoding? = nil,
-        bridgeRate: Int = 48_000
+        bridgeRate: Int = 48_000, clientTURNServers: [TURNRelayServer] = []
     ) throws {
         network = SimulatedNetwork(seed: seed)
         var clientConfiguration = MediaEndpointConfiguration(
             role: .client, codec: clientCodec, certificate: try DTLSCertificate.generate(), seed: seed)
         clientConfiguration.deterministicCredentials = true
         clientConfiguration.rtcpInterval = rtcpInterval
+        clientConfiguration.turnServers = clientTURNServers
         var bridgeConfiguration = MediaEndpointConfiguration(
             role: .bridge, certificate: try DTLSCertificate.generate(), seed: seed &+ 1)
         bridgeConfiguration.deterministicCredentials = true

@@ -29,6 +29,7 @@ struct FirewallTURNTests {
             var relayProtocol: String?
         }
         var type: String
+        var state: String?
         var result: String?
         var exitCode: Int32?
         var error: String?
@@ -135,30 +136,68 @@ struct FirewallTURNTests {
         }
 
         """.write(to: file, atomically: true, encoding: .utf8)
+        try nft(["-f", file.path], in: namespaces)
+    }
+
+    /// Runs nft in the client's namespace.
+    static func nft(_ arguments: [String], in namespaces: NamespacePair) throws {
         let nft = Process()
         nft.executableURL = URL(fileURLWithPath: NamespacePair.ip)
-        nft.arguments = ["netns", "exec", namespaces.clientNamespace, "/usr/sbin/nft", "-f", file.path]
+        nft.arguments = ["netns", "exec", namespaces.clientNamespace, "/usr/sbin/nft"] + arguments
         try nft.run()
         nft.waitUntilExit()
         guard nft.terminationStatus == 0 else {
-            throw NamespacePair.SetupError(description: "nft -f failed (\(nft.terminationStatus)): install nftables")
+            let command = arguments.joined(separator: " ")
+            throw NamespacePair.SetupError(
+                description: "nft \(command) failed (\(nft.terminationStatus)): install nftables")
         }
     }
 
-    static func call(_ site: Site, input: URL, output: URL) async throws -> (Event?, LineProcess) {
-        let client = try LineProcess(
+    static func startCall(_ site: Site, input: URL, output: URL, duration: Int = 8) throws -> LineProcess {
+        try LineProcess(
             NamespacePair.inNamespace(
                 site.namespaces.clientNamespace,
                 [
                     NamespacePair.polyvoiceBinary().path, "call", "--bridge", site.bridgeURL, "--token-file",
-                    site.tokenFile.path, "--input", input.path, "--output", output.path, "--duration", "8", "--json",
-                    "--turn-ca-file", site.certificate.path,
+                    site.tokenFile.path, "--input", input.path, "--output", output.path, "--duration", "\(duration)",
+                    "--json", "--turn-ca-file", site.certificate.path,
                 ]))
-        let summary = await client.waitForLine(timeout: .seconds(45)) { $0.contains(#""type":"summary""#) }
+    }
+
+    /// The call's summary event, once it has ended.
+    static func summary(of client: LineProcess, timeout: Duration = .seconds(45)) async -> Event? {
+        let summary = await client.waitForLine(timeout: timeout) { $0.contains(#""type":"summary""#) }
         _ = await client.waitForExit(timeout: .seconds(10))
-        return (
-            summary.flatMap { try? JSONDecoder().decode(Event.self, from: Data(client.lines[$0].utf8)) }, client
-        )
+        return summary.flatMap { try? JSONDecoder().decode(Event.self, from: Data(client.lines[$0].utf8)) }
+    }
+
+    static func call(_ site: Site, input: URL, output: URL) async throws -> (Event?, LineProcess) {
+        let client = try startCall(site, input: input, output: output)
+        return (await summary(of: client), client)
+    }
+
+    static func isState(_ state: String) -> (String) -> Bool {
+        { line in
+            (try? JSONDecoder().decode(Event.self, from: Data(line.utf8))).map {
+                $0.type == "state" && $0.state == state
+            } ?? false
+        }
+    }
+
+    /// Drops everything from the client to the bridge's address (an outage), or stops dropping it.
+    static func setOutage(_ on: Bool, in site: Site) throws {
+        guard on else { return try nft(["delete", "table", "inet", "pvoutage"], in: site.namespaces) }
+        let file = site.directory.appendingPathComponent("outage.nft")
+        try """
+        table inet pvoutage {
+            chain out {
+                type filter hook output priority -1; policy accept;
+                ip daddr \(site.namespaces.bridgeIP) drop
+            }
+        }
+
+        """.write(to: file, atomically: true, encoding: .utf8)
+        try nft(["-f", file.path], in: site.namespaces)
     }
 
     /// The bridge hands out coturn over UDP, TCP and TLS; the firewall decides which relay works. With UDP to the
@@ -199,5 +238,69 @@ struct FirewallTURNTests {
         #expect(
             result.error?.contains("TURN server \(server) rejected the credentials (401)") == true,
             "\(result.error ?? "")")
+    }
+
+    /// Scenario 6: a TURN/TCP call (no UDP gets out) loses the network for 5 s, then its address changes. Both
+    /// times it goes reconnecting → connected, over the relay; speech sent after both is echoed and scored.
+    @Test("a TURN/TCP call through a 5 s outage and an address change: back to connected, on the relay")
+    func relayCallSurvivesAnOutageAndAnAddressChange() async throws {
+        let site = try await Self.site(firewall: .noUDP, everyTransport: true)
+        defer { site.stop() }
+        // Silence until `speechFrom`, when both recoveries are over, then speech (its echo is scored).
+        let speechFrom = 20
+        let speech = try WAVFile.readPipelineSamples(from: try SpeechFixtures().speech(.male))
+        let samples = [Int16](repeating: 0, count: speechFrom * 48_000) + speech
+        let input = site.directory.appendingPathComponent("input.wav")
+        try WAVFile(sampleRate: 48_000, layout: .mono, samples: .int16(samples)).write(to: input)
+        let received = site.directory.appendingPathComponent("received.wav")
+        let client = try Self.startCall(
+            site, input: input, output: received, duration: speechFrom + speech.count / 48_000 + 2)
+        defer { client.stop() }
+        _ = try #require(
+            await client.waitForLine(timeout: .seconds(20), Self.isState("connected")), "the call never connected")
+        let connectedAt = ContinuousClock.now
+        try await Task.sleep(for: .seconds(2))
+
+        let beforeOutage = client.lines.count
+        try Self.setOutage(true, in: site)
+        try await Task.sleep(for: .seconds(5))
+        try Self.setOutage(false, in: site)
+        let lost = try #require(
+            await client.waitForLine(from: beforeOutage, timeout: .seconds(3), Self.isState("reconnecting")),
+            "no reconnecting state during the outage")
+        _ = try #require(
+            await client.waitForLine(from: lost, timeout: .seconds(10), Self.isState("connected")),
+            "the call did not come back after the outage")
+        let outageRecovery = ContinuousClock.now - connectedAt - .seconds(7)
+
+        let beforeMove = client.lines.count
+        let movedAt = ContinuousClock.now
+        try site.namespaces.moveClient()
+        let moved = try #require(
+            await client.waitForLine(from: beforeMove, timeout: .seconds(8), Self.isState("reconnecting")),
+            "no reconnecting state after the address change")
+        _ = try #require(
+            await client.waitForLine(from: moved, timeout: .seconds(15), Self.isState("connected")),
+            "the call did not come back after the address change")
+        let moveRecovery = ContinuousClock.now - movedAt
+        #expect(ContinuousClock.now - connectedAt < .seconds(speechFrom - 1), "recovered after the speech began")
+
+        let result = try #require(await Self.summary(of: client), "no summary: \(client.lines.suffix(3))")
+        #expect(result.exitCode == 0, "\(result.error ?? "")")
+        #expect(result.candidatePair?.localCandidateType == "relay")
+        #expect(result.candidatePair?.relayProtocol == "tcp")
+        // Score what was echoed from a second before the speech on, against the same part of what was sent.
+        let start = (speechFrom - 1) * 48_000
+        let heard = try WAVFile.readPipelineSamples(from: received)
+        try #require(heard.count > start, "only \(heard.count) samples were played")
+        let reference = site.directory.appendingPathComponent("reference-tail.wav")
+        let degraded = site.directory.appendingPathComponent("received-tail.wav")
+        try WAVFile(sampleRate: 48_000, layout: .mono, samples: .int16(Array(samples[start...]))).write(to: reference)
+        try WAVFile(sampleRate: 48_000, layout: .mono, samples: .int16(Array(heard[start...]))).write(to: degraded)
+        let score = try QualityScorer().score(reference: reference, degraded: degraded, maxDelay: .seconds(3))
+        print(
+            "TURN/TCP outage + address change: connected again \(outageRecovery) after the outage,",
+            "\(moveRecovery) after the move; echo after both PESQ-WB \(score.pesqWideband), STOI \(score.stoi)")
+        #expect(score.pesqWideband > 2.0)
     }
 }

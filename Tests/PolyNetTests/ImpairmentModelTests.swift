@@ -1,7 +1,7 @@
 import PolyCore
 import Testing
 
-@testable import PolyVoiceTesting
+@testable import PolyNet
 
 /// Feeds `count` packets 20 ms apart through `model`; returns each packet's decision.
 private func run(_ model: inout ImpairmentModel, count: Int, spacing: Duration = .milliseconds(20))

@@ -9,6 +9,11 @@ public struct ImpairmentDecision: Sendable, Equatable {
 
     public static let lost = ImpairmentDecision(first: nil, duplicate: nil)
 
+    public init(first: Instant?, duplicate: Instant?) {
+        self.first = first
+        self.duplicate = duplicate
+    }
+
     public var isLost: Bool { first == nil }
     /// Delivery times in the order computed (the duplicate may arrive first).
     public var deliveries: [Instant] { [first, duplicate].compactMap { $0 } }
