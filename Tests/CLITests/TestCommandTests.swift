@@ -178,6 +178,32 @@ struct TestCommandTests {
         #expect(xml.contains(#"response_latency_ms"/>"#), "\(xml)")
     }
 
+    /// The one clock: through an echo agent the caller hears its own tone one round trip later: two Opus
+    /// encodes, two jitter buffers and the phases of two unsynchronised 20 ms clocks (52–73 ms measured on
+    /// loopback). Sent and heard streams misaligned by a few frames would fall outside these bounds.
+    @Test func anEchoAgentMeasuresTheRoundTrip() async throws {
+        let folder = try Self.fixture(expect: "{}")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scenario = folder.appendingPathComponent("echo.json")
+        try #"{"name": "echo", "steps": [{"play": "caller16k.wav"}, {"silence_s": 1}]}"#.write(
+            to: scenario, atomically: true, encoding: .utf8)
+        let bridge = try BridgeProcess(agent: "echo")
+        defer { bridge.stop() }
+        let report = folder.appendingPathComponent("report")
+        let result = try await runPolyvoice(
+            ["test", scenario.path, "--environment", "local:\(bridge.port)", "--report", report.path],
+            environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: report.appendingPathComponent("report.json")))
+                as? [String: Any])
+        let turns = try Self.turns(document)
+        try #require(turns.count == 2, "\(turns)")
+        let roundTrip = turns[1].start - turns[0].start
+        #expect(roundTrip >= 40 && roundTrip <= 140, "round trip \(roundTrip) ms: \(turns)")
+        #expect(abs((turns[1].end - turns[1].start) - (turns[0].end - turns[0].start)) <= 40)
+    }
+
     @Test func badScenariosAreUsageErrorsAndNothingIsCalled() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pv-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
