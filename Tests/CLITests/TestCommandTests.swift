@@ -178,6 +178,40 @@ struct TestCommandTests {
         #expect(xml.contains(#"response_latency_ms"/>"#), "\(xml)")
     }
 
+    /// A bad line (seeded loss, bursts, 40 ms each way, jitter) on the call's own packets: the latencies are
+    /// still measured, include both delays, and their spread is reported.
+    @Test func latenciesAreStillMeasuredOnALossyJitteryLine() async throws {
+        let folder = try Self.fixture(expect: "{}")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("scenario.json")
+        let text = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(
+            of: #""voice": "en-us","#,
+            with:
+                #""voice": "en-us", "network": {"loss": 0.05, "burst": 2, "delay_ms": 40, "jitter_ms": 10, "seed": 5},"#
+        )
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let bridge = try BridgeProcess(
+            agent: "script:" + folder.appendingPathComponent("prompts").path,
+            extraArguments: ["--reply-latency", "\(Int(Self.replyLatencyMs))"])
+        defer { bridge.stop() }
+        let report = folder.appendingPathComponent("report")
+        let result = try await runPolyvoice(
+            ["test", file.path, "--environment", "local:\(bridge.port)", "--report", report.path],
+            environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: report.appendingPathComponent("report.json")))
+                as? [String: Any])
+        let latencies = try Self.turns(document).compactMap(\.latency)
+        #expect(latencies.count == 3)
+        let path = latencies.map { $0 - Self.replyLatencyMs }
+        #expect(path.allSatisfy { $0 >= 80 && $0 <= 500 }, "path delays \(path)")
+        let call = try #require((document["calls"] as? [[String: Any]])?.first)
+        let summary = try #require((call["measurements"] as? [String: Any])?["response_latency_ms"] as? [String: Any])
+        #expect(summary["spread"] as? Double != nil)
+        #expect(((call["stats"] as? [String: Any])?["packets_lost"] as? Double ?? 0) > 0)
+    }
+
     /// The one clock: through an echo agent the caller hears its own tone one round trip later: two Opus
     /// encodes, two jitter buffers and the phases of two unsynchronised 20 ms clocks (52–73 ms measured on
     /// loopback). Sent and heard streams misaligned by a few frames would fall outside these bounds.
