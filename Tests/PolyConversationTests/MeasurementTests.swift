@@ -53,6 +53,24 @@ import Testing
         #expect(agent.first?.endSample == 30 * frame + 5)
     }
 
+    /// Pictures of odd calls (no audio, turns past the audio's end, a huge latency) draw without trapping.
+    @Test func plotsOfOddCallsDoNotTrap() {
+        var turn = MeasuredTurn(speaker: .agent, startSample: 10_000_000, endSample: 9_000_000)
+        turn.responseLatencyMs = 1e9
+        let result = CallResult(
+            call: 0, seed: 1, finalState: .idle, setupMs: nil,
+            metrics: ConversationMetrics(turns: [turn], endSample: 0), steps: [], expectations: [],
+            stats: .init(), quality: .init(), sent: [], heard: [1, 2, 3], underrunMs: 0, error: "x")
+        let png = TimelinePlot.timeline(result).encoded()
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        #expect(TimelinePlot.summary([result, result]).encoded().count > 100)
+        var image = PNGImage(width: 4, height: 4)
+        image.fill(x: 10, y: 10, width: -5, height: 3, RGB(0, 0, 0))
+        image.fill(x: -3, y: 1, width: 4, height: 1, RGB(1, 2, 3))
+        #expect(image.pixel(x: 0, y: 1) == RGB(1, 2, 3))
+        #expect(image.pixel(x: 1, y: 1) == RGB(255, 255, 255))
+    }
+
     @Test func metricsFromWrittenTurns() {
         func turn(_ speaker: MeasuredTurn.Speaker, _ start: Double, _ end: Double, _ kind: String? = nil)
             -> MeasuredTurn

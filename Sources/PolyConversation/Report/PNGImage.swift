@@ -37,9 +37,12 @@ public struct PNGImage: Sendable {
         pixels[i + 2] = color.b
     }
 
+    /// Fills the rectangle's part inside the image (nothing when it lies outside or is empty).
     public mutating func fill(x: Int, y: Int, width w: Int, height h: Int, _ color: RGB) {
-        for row in max(0, y)..<min(height, y + h) {
-            for column in max(0, x)..<min(width, x + w) { set(x: column, y: row, color) }
+        let rows = max(0, y)..<max(max(0, y), min(height, y + h))
+        let columns = max(0, x)..<max(max(0, x), min(width, x + w))
+        for row in rows {
+            for column in columns { set(x: column, y: row, color) }
         }
     }
 
