@@ -3,6 +3,7 @@
 # machine against `polyvoice bridge --agent script:…` (a child, its CPU counted apart), with every call
 # passing, no caller audio late for its tick (no CPU-caused error in the caller's timings) and the
 # measured response latency within 150 ms of the agent's configured --reply-latency at p95.
+# The bridge's per-client request limit is lifted (every call comes from 127.0.0.1), as in BridgeLoad.
 # Usage: Benchmarks/ConversationLoad/run.sh [N…]   (default 25 50 100 150; POLYVOICE=path overrides the binary)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +22,7 @@ cat >"$work/scenario.json" <<'JSON'
 JSON
 token=bench-token-$RANDOM$RANDOM
 POLYVOICE_BRIDGE_TOKEN=$token "$bin" bridge --host 127.0.0.1 --port 0 --agent "script:$work/prompts" \
-  --reply-latency $reply_ms --max-calls 100000 >"$work/bridge.out" 2>/dev/null &
+  --reply-latency $reply_ms --max-calls 100000 --rate 100000 >"$work/bridge.out" 2>/dev/null &
 bridge_pid=$!
 for _ in $(seq 50); do grep -q "listening on" "$work/bridge.out" 2>/dev/null && break; sleep 0.2; done
 port=$(grep -o '127.0.0.1:[0-9]*' "$work/bridge.out" | head -1 | cut -d: -f2)

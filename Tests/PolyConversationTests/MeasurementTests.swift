@@ -1,5 +1,6 @@
 // The measurement core against ground truth the test controls to the sample: synthetic audio fed to the
 // tracker, and whole scripted conversations with an agent of known timing.
+import Foundation
 import Testing
 
 @testable import PolyConversation
@@ -69,6 +70,14 @@ import Testing
         image.fill(x: -3, y: 1, width: 4, height: 1, RGB(1, 2, 3))
         #expect(image.pixel(x: 0, y: 1) == RGB(1, 2, 3))
         #expect(image.pixel(x: 1, y: 1) == RGB(255, 255, 255))
+    }
+
+    @Test func reportNumbersAreAlwaysValidJSON() throws {
+        let values: [Double] = [12.00001, -0.00001, 1.5, 3, 1e20, 0.12345, .nan, .infinity]
+        let text = JSONValue.array(values.map { .number($0) }).text()
+        #expect(text == "[12,0,1.5,3,100000000000000000000,0.1235,null,null]")
+        let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any]
+        #expect(parsed?.count == values.count)
     }
 
     @Test func metricsFromWrittenTurns() {

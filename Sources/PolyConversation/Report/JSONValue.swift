@@ -53,7 +53,11 @@ public indirect enum JSONValue: Sendable, Equatable {
     static func format(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
-        return String(format: "%.4f", value).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
+        // Trailing zeros go, and then a bare trailing point ("12.0000" → "12", never "12.", which is not JSON).
+        var text = String(format: "%.4f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
     }
 
     static func quote(_ text: String) -> String {
