@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PolyMedia", targets: ["PolyMedia"]),
         .library(name: "PolyNet", targets: ["PolyNet"]),
         .library(name: "PolySignaling", targets: ["PolySignaling"]),
+        .library(name: "PolyConversation", targets: ["PolyConversation"]),
     ],
     targets: [
         // MARK: C system libraries (Debian packages) with small shims for macros and variadics.
@@ -29,6 +30,9 @@ let package = Package(
         .systemLibrary(
             name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
             providers: [.apt(["libwebrtc-audio-processing-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLinux"),  // epoll, eventfd, timerfd, netlink headers (no library to link)
 
         // MARK: Layers (lower never imports higher).
@@ -52,12 +56,17 @@ let package = Package(
             dependencies: [
                 "PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySession", "PolySignaling", "CWebSockets",
             ]),
+        // Conversation tests of a voice agent (`polyvoice test`): scenarios, speech, runner, measurements, reports.
+        .target(
+            name: "PolyConversation",
+            dependencies: ["PolyVoice", "PolyAudio", "PolyMedia", "PolyCore", "CYAML", "CEspeakNG", "CZlib"]),
         .target(
             name: "PolyVoiceTesting", dependencies: ["PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySignaling"]),
         // The commit `make package` builds from (a generated header; see Sources/CBuildInfo).
         .target(name: "CBuildInfo"),
         .executableTarget(
-            name: "PolyVoiceCLI", dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "CBuildInfo"]),
+            name: "PolyVoiceCLI",
+            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "PolyConversation", "CBuildInfo"]),
 
         // MARK: Tests mirror the targets.
         .testTarget(name: "PolyCoreTests", dependencies: ["PolyCore"]),
@@ -82,7 +91,8 @@ let package = Package(
                 "PolyVoiceTesting",
             ]),
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
-        .testTarget(name: "CLITests", dependencies: ["PolyVoiceTesting"]),
+        .testTarget(name: "CLITests", dependencies: ["PolyVoiceTesting", "PolyAudio"]),
+        .testTarget(name: "PolyConversationTests", dependencies: ["PolyConversation", "PolyAudio"]),
 
         // MARK: Samples (public API only; run against the reference bridge by Tests/CLITests).
         .executableTarget(name: "SimpleCall", dependencies: ["PolyVoice"], path: "Samples/SimpleCall"),

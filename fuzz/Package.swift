@@ -15,6 +15,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("FuzzSTUN", ["PolyCore", "PolyNet"]),
     ("FuzzSDP", ["PolyNet"]),
     ("FuzzTURN", ["PolyCore", "PolyNet"]),
+    ("FuzzScenario", ["PolyConversation"]),
 ]
 
 let package = Package(

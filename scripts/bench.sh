@@ -47,6 +47,8 @@ run CallBench .build/release/CallBench --out out/callbench
 run JitterEval bash Benchmarks/JitterEval/run.sh
 # Issue 7: concurrent echo calls against `polyvoice bridge` (a child process), within a 3-minute budget.
 run BridgeLoad .build/release/BridgeLoad --budget 170
+# Issue 17: the largest N of concurrent scripted conversation tests in one `polyvoice test` process.
+run ConversationLoad bash Benchmarks/ConversationLoad/run.sh
 # Issue 20: ten concurrent echo calls, two busy processes part of the time; no call may conceal audio it received.
 run ConcealLoad .venv/bin/python Benchmarks/ConcealLoad/run.py --runs 3
 

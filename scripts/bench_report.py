@@ -34,6 +34,7 @@ BENCHES = [
     ("CallBench", "call setup, mouth-to-ear through echo, PESQ-WB of echoed speech: our PolyCall vs aiortc"),
     ("JitterEval", "jitter buffer on seeded traces vs fixed 60 ms, baresip jbuf and aiortc"),
     ("BridgeLoad", "concurrent echo calls on the reference bridge, CPU per call"),
+    ("ConversationLoad", "concurrent scripted calls of one polyvoice test process, latency vs the agent's"),
     ("ConcealLoad", "concurrent echo calls with busy processes: concealment with zero loss, round trip, PESQ-WB"),
 ]
 

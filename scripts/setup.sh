@@ -10,6 +10,7 @@ APT_PACKAGES=(
   libopus-dev portaudio19-dev libsrtp2-dev libssl-dev libwebsockets-dev
   libspeexdsp-dev libsndfile1-dev libasound2-dev libre-dev
   libwebrtc-audio-processing-dev
+  libyaml-dev libespeak-ng-dev zlib1g-dev
   pulseaudio pulseaudio-utils libasound2-plugins alsa-utils
   espeak-ng sox python3-venv iproute2 tmux nftables openssl ca-certificates
   coturn

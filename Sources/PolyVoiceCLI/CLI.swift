@@ -31,6 +31,7 @@ enum CLI {
         .impair,
         .jitterSim,
         .loopback,
+        .test,
     ]
 
     static var topHelp: String {
@@ -60,7 +61,8 @@ enum CLI {
                                              it wins over /etc, and command-line flags win over both
               /etc/polyvoice/bridge.conf     Settings of the polyvoice-bridge service
 
-            Exit codes: 0 ended normally, 1 other failure, 2 usage, 3 auth, 4 network/timeout, 5 media/device.
+            Exit codes: 0 ended normally, 1 other failure, 2 usage, 3 auth, 4 network/timeout, 5 media/device,
+            6 an expectation of `polyvoice test` failed.
             """
         return text
     }

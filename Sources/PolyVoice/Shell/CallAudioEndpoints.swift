@@ -93,6 +93,7 @@ final class MeteredSource: AudioFrameSource, @unchecked Sendable {
             frame.update(repeating: 0)
             return frame.count
         }
+        meters.recordInputSent()
         meters.recordInput(dBFS: LevelMeter.measure(UnsafeBufferPointer(frame)).rmsDBFS)
         return frame.count
     }

@@ -36,11 +36,17 @@ public struct CallAudioCounters: Sendable, Hashable {
     public var isProcessingAudio: Bool
     /// Microphone frames that went through that processing.
     public var processedFrames: Int
+    /// `playedSamples` when the first input frame was sent (a finite input is held until the agent's
+    /// audio is connected), nil before. Input and output are read and written on the same 20 ms tick, so
+    /// output sample `p` and input sample `p - inputStartPlayedSamples` belong to the same instant: an app
+    /// that feeds `.buffer` input without gaps can put what it sent and what it heard on one clock.
+    public var inputStartPlayedSamples: Int?
 
     public init(
         capturedSamples: Int = 0, playedSamples: Int = 0, inputDeviceSamples: Int = 0, outputDeviceSamples: Int = 0,
         inputUnderruns: Int = 0, inputOverruns: Int = 0,
-        outputUnderruns: Int = 0, outputOverruns: Int = 0, isProcessingAudio: Bool = false, processedFrames: Int = 0
+        outputUnderruns: Int = 0, outputOverruns: Int = 0, isProcessingAudio: Bool = false, processedFrames: Int = 0,
+        inputStartPlayedSamples: Int? = nil
     ) {
         self.capturedSamples = capturedSamples
         self.playedSamples = playedSamples
@@ -52,6 +58,7 @@ public struct CallAudioCounters: Sendable, Hashable {
         self.outputOverruns = outputOverruns
         self.isProcessingAudio = isProcessingAudio
         self.processedFrames = processedFrames
+        self.inputStartPlayedSamples = inputStartPlayedSamples
     }
 }
 
@@ -63,6 +70,8 @@ final class CallAudioMeters: Sendable {
     private let captureOpen = Atomic<Bool>(false)
     private let captured = Atomic<Int>(0)
     private let played = Atomic<Int>(0)
+    /// `played` when the first input frame went out; -1 before.
+    private let inputStart = Atomic<Int>(-1)
 
     func recordInput(dBFS: Double) { input.store(dBFS.bitPattern, ordering: .relaxed) }
     func recordOutput(dBFS: Double) { output.store(dBFS.bitPattern, ordering: .relaxed) }
@@ -70,10 +79,17 @@ final class CallAudioMeters: Sendable {
     func recordCaptured(samples: Int) { captured.add(samples, ordering: .relaxed) }
     func recordPlayed(samples: Int) { played.add(samples, ordering: .relaxed) }
 
+    /// Called for every input frame that is sent; keeps the output position of the first one.
+    func recordInputSent() {
+        guard inputStart.load(ordering: .relaxed) < 0 else { return }
+        inputStart.store(played.load(ordering: .relaxed), ordering: .relaxed)
+    }
+
     /// The sample counts (the device and processing figures are filled in by `CallAudio`).
     var counters: CallAudioCounters {
         CallAudioCounters(
-            capturedSamples: captured.load(ordering: .relaxed), playedSamples: played.load(ordering: .relaxed))
+            capturedSamples: captured.load(ordering: .relaxed), playedSamples: played.load(ordering: .relaxed),
+            inputStartPlayedSamples: { $0 < 0 ? nil : $0 }(inputStart.load(ordering: .relaxed)))
     }
 
     var levels: CallAudioLevels {
