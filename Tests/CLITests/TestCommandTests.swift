@@ -152,6 +152,45 @@ struct TestCommandTests {
         #expect(xml.contains(#"tests="4" failures="0""#))
     }
 
+    /// A `dtmf` step: the call sends RFC 4733 telephone-events (the reference bridge negotiates them), the report
+    /// says so, and the script agent's own timeline holds the digits it decoded, in order.
+    @Test func aDTMFStepSendsDigitsTheAgentRecords() async throws {
+        let folder = try Self.fixture(expect: "{}")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scenario = """
+            {"name": "dtmf", "steps": [{"play": "caller16k.wav"}, {"wait_for_agent": {"timeout_s": 8}},
+                                       {"dtmf": "12#"}, {"silence_s": 1}]}
+            """
+        try scenario.write(to: folder.appendingPathComponent("scenario.json"), atomically: true, encoding: .utf8)
+        let record = folder.appendingPathComponent("bridge")
+        let bridge = try BridgeProcess(
+            agent: "script:" + folder.appendingPathComponent("prompts").path, extraArguments: ["--record", record.path])
+        defer { bridge.stop() }
+        let report = folder.appendingPathComponent("report")
+        let result = try await runPolyvoice(
+            [
+                "test", folder.appendingPathComponent("scenario.json").path, "--environment", "local:\(bridge.port)",
+                "--report", report.path,
+            ], environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: report.appendingPathComponent("report.json")))
+                as? [String: Any])
+        let calls = try #require(document["calls"] as? [[String: Any]])
+        let steps = try #require(calls.first?["steps"] as? [[String: Any]])
+        let dtmf = try #require(steps.first { $0["kind"] as? String == "dtmf" })
+        #expect(dtmf["dtmf_method"] as? String == "rfc4733", "\(dtmf)")
+        #expect(dtmf["ok"] as? Bool == true, "\(dtmf)")
+        // The agent decoded the three digits (each once, despite the three end packets of each event).
+        let timelineFile = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: record.path).first { $0.hasSuffix("-timeline.json") })
+        let timeline = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: record.appendingPathComponent(timelineFile)))
+                as? [String: Any])
+        let digits = try #require(timeline["dtmf"] as? [[String: Any]]).compactMap { $0["digit"] as? String }
+        #expect(digits == ["1", "2", "#"], "\(timeline["dtmf"] ?? "none")")
+    }
+
     @Test func anAgentThatNeverYieldsFailsTheYieldExpectationWithExitSix() async throws {
         let folder = try Self.fixture(expect: #"{"agent_yields_within_ms": 800, "response_latency_ms": {"max": 2000}}"#)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -251,7 +290,7 @@ struct TestCommandTests {
                 "net.yaml", "name: a\nnetwork: {loss: 1}\nsteps:\n  - say: hi\n",
                 "net.yaml:2: network.loss: must be below 1"
             ),
-            ("dtmf.json", #"{"name": "a", "steps": [{"dtmf": "12#"}]}"#, "steps[0]: DTMF is not supported yet"),
+            ("dtmf.json", #"{"name": "a", "steps": [{"dtmf": "12x"}]}"#, "steps[0].dtmf: expected DTMF digits"),
         ]
         // Port 1: had anything been called, the exit code would be 4 (network).
         for (name, text, message) in files {

@@ -76,9 +76,6 @@ import Testing
         let path = root.appendingPathComponent("Samples/ConversationTest/book-a-table.yaml").path
         let scenario = try ScenarioLoader.load(path: path)
         #expect(scenario.steps.count == 7)
-        #expect(ScenarioSupport.unsupported(scenario).isEmpty)
-        #expect(
-            ScenarioSupport.unsupported(try Self.parse(Self.json, "a.json")).map(\.path) == ["steps[7]"])
         let impairment = try #require(
             ScenarioSupport.impairment(try Self.parse(Self.json, "a.json").network, callSeed: 99, index: 3))
         #expect(impairment.seed == 10)  // the block's seed 7 + call 3

@@ -28,7 +28,8 @@ public enum ConversationReport {
             .object([
                 ("index", .number(Double(step.index))), ("kind", .string(step.kind)), ("path", .string(step.path)),
                 ("start_ms", .optional(step.startMs.map(round1))), ("end_ms", .optional(step.endMs.map(round1))),
-                ("scheduled_ms", .optional(step.scheduledMs.map(round1))), ("ok", .bool(step.failure == nil)),
+                ("scheduled_ms", .optional(step.scheduledMs.map(round1))),
+                ("dtmf_method", .optional(step.dtmfMethod)), ("ok", .bool(step.failure == nil)),
                 ("failure", .optional(step.failure)),
             ])
         }

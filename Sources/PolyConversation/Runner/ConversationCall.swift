@@ -114,6 +114,8 @@ private final class ScriptDriver: @unchecked Sendable {
     private var heard: [Int16] = []
     private var nextSendIndex = 0
     private let finished = Atomic<Bool>(false)
+    /// How each DTMF step went: sent by tasks of their own, merged into the script when listening ends.
+    private let dtmfResults = Mutex<[(step: Int, method: String?, failure: String?)]>([])
 
     init(script: ConversationScript, lead: Int, mouth: AsyncStream<[Int16]>.Continuation) {
         self.script = script
@@ -136,6 +138,17 @@ private final class ScriptDriver: @unchecked Sendable {
         nextSendIndex += frame.count
         sent += frame
         mouth.yield(frame)
+    }
+
+    /// Sends a DTMF step's digits without holding up the heard frames (the SDK paces the digits).
+    private func send(_ request: DTMFRequest, through call: PolyCall) {
+        Task { [self] in
+            let result: (method: String?, failure: String?)
+            do { result = (try await call.sendDTMF(request.digits).rawValue, nil) } catch {
+                result = (nil, "DTMF was not sent: \(error)")
+            }
+            dtmfResults.withLock { $0.append((request.step, result.method, result.failure)) }
+        }
     }
 
     func listen(to stream: AsyncStream<[Int16]>, call: PolyCall) async -> DriverOutcome {
@@ -169,7 +182,11 @@ private final class ScriptDriver: @unchecked Sendable {
                     break listening
                 }
                 produce()
+                while let request = script.takeDTMFRequest() { send(request, through: call) }
             }
+        }
+        for (step, method, failure) in dtmfResults.withLock({ $0 }) {
+            script.dtmfSent(step: step, method: method, failure: failure)
         }
         return DriverOutcome(
             script: script, sent: Array(sent.prefix(heard.count)), heard: heard, underrunSamples: underrun)

@@ -23,7 +23,15 @@ public struct StepOutcome: Sendable, Equatable {
     public var endMs: Double?
     /// For barge-ins and backchannels: when it was meant to start (agent reply start + delay).
     public var scheduledMs: Double?
+    /// For DTMF steps: how the call sent the digits ("rfc4733" telephone-events or "inband" tones).
+    public var dtmfMethod: String?
     public var failure: String?
+}
+
+/// Digits a DTMF step asks the shell to send through the call, and the step that asked.
+public struct DTMFRequest: Sendable, Equatable {
+    public var step: Int
+    public var digits: String
 }
 
 public struct ConversationScript: Sendable {
@@ -33,10 +41,14 @@ public struct ConversationScript: Sendable {
         case playing(Int, position: Int)
         case silence(Int, until: Int)
         case waiting(Int, since: Int, timeout: Int, settle: Int)
+        /// The call sends the digits (events or tones); the caller's own audio is silent meanwhile.
+        case dtmf(Int, until: Int)
         case tail(since: Int)
         case done
     }
 
+    /// How long the call takes per DTMF digit: the tone (the SDK's default 160 ms) and the 100 ms after it.
+    public static let dtmfDigitMs = 260.0
     /// A barge-in or backchannel step gives up when the agent starts no reply within this time.
     public static let replyWaitMs = 10_000.0
     /// After the last step the call goes on at most this long for the agent's last reply.
@@ -49,6 +61,8 @@ public struct ConversationScript: Sendable {
     private var phase: Phase = .next(0)
     /// Where the caller's most recent turn started (a reply is an agent turn after it).
     private var lastCallerStart = 0
+    /// DTMF the shell has not taken yet (`takeDTMFRequest`).
+    private var dtmfRequests: [DTMFRequest] = []
 
     public init(steps: [PreparedStep], hangupAfterSilenceSeconds: Double = 1, tracker: TurnTracker = TurnTracker()) {
         self.steps = steps
@@ -60,6 +74,18 @@ public struct ConversationScript: Sendable {
     public var isFinished: Bool {
         if case .done = phase { return true }
         return false
+    }
+
+    /// The next digits to send through the call, once: the shell sends them as the step begins.
+    public mutating func takeDTMFRequest() -> DTMFRequest? {
+        dtmfRequests.isEmpty ? nil : dtmfRequests.removeFirst()
+    }
+
+    /// How the call sent a DTMF step's digits, or why it could not.
+    public mutating func dtmfSent(step: Int, method: String?, failure: String?) {
+        guard outcomes.indices.contains(step) else { return }
+        outcomes[step].dtmfMethod = method
+        if let failure { outcomes[step].failure = failure }
     }
 
     /// A frame the caller heard at `index` (t = 0 is the first frame sent).
@@ -107,8 +133,10 @@ public struct ConversationScript: Sendable {
                 phase = .waiting(
                     i, since: index, timeout: Int(timeout * Double(ConversationClock.sampleRate)),
                     settle: Int(settle * Double(ConversationClock.sampleRate)))
-            case .dtmf:
-                finish(i, at: index, failure: "DTMF is not supported yet")
+            case .dtmf(let digits):
+                dtmfRequests.append(DTMFRequest(step: i, digits: digits))
+                let length = ConversationClock.samples(milliseconds: Self.dtmfDigitMs * Double(digits.count))
+                phase = .dtmf(i, until: index + length)
             }
             return true
         case .awaitingReply(let i, let since, let delay):
@@ -141,9 +169,9 @@ public struct ConversationScript: Sendable {
             }
             phase = .playing(i, position: position + count)
             return false
-        case .silence(let i, let until):
+        case .silence(let i, let until), .dtmf(let i, let until):
             guard index >= until else { return false }
-            finish(i, at: index, failure: nil)
+            finish(i, at: index, failure: outcomes[i].failure)
             return true
         case .waiting(let i, let since, let timeout, let settle):
             let replied = tracker.allAgentTurns.contains {

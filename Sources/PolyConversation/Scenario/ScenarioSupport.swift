@@ -1,18 +1,8 @@
-// What this build can run: the schema parses `dtmf`, but sending DTMF is not here yet, so a scenario
-// that uses it is refused before anything is called rather than run without it. `network` maps onto the
-// SDK's seeded impairment of the call's own packets.
+// The scenario's parts that need the SDK's help: `network` maps onto its seeded impairment of the call's
+// own packets.
 import PolyVoice
 
 public enum ScenarioSupport {
-    /// Parts of `scenario` that cannot be run yet, with where they are in the file.
-    public static func unsupported(_ scenario: Scenario) -> [ScenarioError] {
-        scenario.steps.compactMap { step in
-            guard case .dtmf = step.action else { return nil }
-            return ScenarioError(
-                file: scenario.sourceFile, line: nil, path: step.path, message: "DTMF is not supported yet")
-        }
-    }
-
     /// The scenario's `network` block as the SDK's impairment of call `index`: seeded with the block's
     /// `seed` (else the call's seed) plus the call index, so every call has its own losses and a rerun of
     /// one call (`--only-call`) has the same ones. Outages count from media connected.

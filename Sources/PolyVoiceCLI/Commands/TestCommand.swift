@@ -115,11 +115,6 @@ enum TestCommand {
         for path in paths {
             do {
                 let scenario = try ScenarioLoader.load(path: path)
-                let unsupported = ScenarioSupport.unsupported(scenario)
-                guard unsupported.isEmpty else {
-                    problems += unsupported.map(\.description)
-                    continue
-                }
                 let base = URL(fileURLWithPath: path).deletingLastPathComponent()
                 loaded.append((scenario, try StepPreparation.prepare(scenario, baseDirectory: base)))
             } catch {
