@@ -1,5 +1,6 @@
 // A JSON value with keys kept in the order written, so report.json reads in a sensible order.
 import Foundation
+import PolyCore
 
 public indirect enum JSONValue: Sendable, Equatable {
     case null
@@ -29,7 +30,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .number(let value): out += Self.format(value)
-        case .string(let value): out += Self.quote(value)
+        case .string(let value): out += JSONString.quote(value)
         case .array(let items):
             guard !items.isEmpty else { return out += "[]" }
             out += "["
@@ -42,7 +43,7 @@ public indirect enum JSONValue: Sendable, Equatable {
             guard !members.isEmpty else { return out += "{}" }
             out += "{"
             for (i, (key, value)) in members.enumerated() {
-                out += (i > 0 ? "," : "") + newline + Self.quote(key) + (pretty ? ": " : ":")
+                out += (i > 0 ? "," : "") + newline + JSONString.quote(key) + (pretty ? ": " : ":")
                 value.write(into: &out, pretty: pretty, indent: indent + 1)
             }
             out += close + "}"
@@ -60,19 +61,4 @@ public indirect enum JSONValue: Sendable, Equatable {
         return text == "-0" ? "0" : text
     }
 
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 }

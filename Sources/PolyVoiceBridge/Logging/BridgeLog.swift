@@ -39,11 +39,12 @@ public struct BridgeLog: Sendable {
             write("polyvoice-bridge \(messageLevel) \(event)" + (rendered.isEmpty ? "" : " " + rendered))
         case .json:
             var parts = [
-                "\"time\":\(Self.quote(Self.timestamp()))", "\"level\":\(Self.quote(messageLevel.description))",
-                "\"event\":\(Self.quote(event))",
+                "\"time\":\(JSONString.quote(Self.timestamp()))",
+                "\"level\":\(JSONString.quote(messageLevel.description))",
+                "\"event\":\(JSONString.quote(event))",
             ]
             for (key, value) in clean where !["time", "level", "event"].contains(key) {
-                parts.append("\(Self.quote(key)):\(Self.quote(value))")
+                parts.append("\(JSONString.quote(key)):\(JSONString.quote(value))")
             }
             write("{" + parts.joined(separator: ",") + "}")
         }
@@ -60,24 +61,8 @@ public struct BridgeLog: Sendable {
     }
 
     private static func quoteIfNeeded(_ value: String) -> String {
-        value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) ? quote(value) : value
-    }
-
-    /// A JSON string literal.
-    static func quote(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" })
+            ? JSONString.quote(value) : value
     }
 
     private static func timestamp() -> String {
