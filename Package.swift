@@ -66,7 +66,9 @@ let package = Package(
         .target(name: "CBuildInfo"),
         .executableTarget(
             name: "PolyVoiceCLI",
-            dependencies: ["PolyVoice", "PolyVoiceBridge", "PolyVoiceTesting", "PolyConversation", "CBuildInfo"]),
+            dependencies: [
+                "PolyVoice", "PolySession", "PolyVoiceBridge", "PolyVoiceTesting", "PolyConversation", "CBuildInfo",
+            ]),
 
         // MARK: Tests mirror the targets.
         .testTarget(name: "PolyCoreTests", dependencies: ["PolyCore"]),

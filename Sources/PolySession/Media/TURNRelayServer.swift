@@ -48,4 +48,16 @@ public struct RelayStream: Hashable, Sendable {
     public var relayProtocol: TURNRelayProtocol
     public var hostName: String
     public var trustedCAFile: String?
+
+    public init(
+        id: Int, server: TransportAddress, serverName: String, relayProtocol: TURNRelayProtocol, hostName: String,
+        trustedCAFile: String?
+    ) {
+        self.id = id
+        self.server = server
+        self.serverName = serverName
+        self.relayProtocol = relayProtocol
+        self.hostName = hostName
+        self.trustedCAFile = trustedCAFile
+    }
 }

@@ -5,7 +5,8 @@ import PolyNet
 /// One stream to a TURN server, on the loop thread only. Plaintext TURN bytes go in with `write` and come
 /// out through `onBytes`; every failure (connect, reset, TLS verification) reaches `onClosed` once, always
 /// later on the loop (never from inside `write`), with a reason that does not repeat the server's name.
-final class RelayStreamConnection {
+/// `doctor --network` probes TURN servers over it too.
+public final class RelayStreamConnection {
     /// Bytes queued towards the kernel beyond which further TURN messages are dropped whole (TURN over a
     /// stream has no retransmission, but dropping whole messages keeps the framing and the TLS records intact).
     static let maximumQueuedBytes = 1 << 20
@@ -17,7 +18,7 @@ final class RelayStreamConnection {
     private let tls: TLSClientSession?
     private var finished = false
 
-    init(
+    public init(
         _ stream: RelayStream, tlsContext: Result<TLSClientContext, TLSError>?, loop: EventLoop,
         onBytes: @escaping @Sendable ([UInt8]) -> Void, onClosed: @escaping @Sendable (String) -> Void
     ) {
@@ -50,7 +51,7 @@ final class RelayStreamConnection {
     }
 
     /// Plaintext TURN bytes for the server (queued until connected and, for TLS, handshaken).
-    func write(_ bytes: [UInt8]) {
+    public func write(_ bytes: [UInt8]) {
         guard !finished, let connection, connection.queuedBytes < Self.maximumQueuedBytes else { return }
         guard let tls else { return connection.write(bytes) }
         do throws(TLSError) {
@@ -62,7 +63,7 @@ final class RelayStreamConnection {
     }
 
     /// Closes the connection without reporting (teardown, or the endpoint gave the relay up).
-    func close() {
+    public func close() {
         finished = true
         connection?.close()
         connection = nil

@@ -1,9 +1,10 @@
-// `doctor --network`'s TURN allocation over TCP or TLS: a TCPConnection on the shared event loop (TLS over it
-// for `turns:`, verified as a call verifies it), the TURN client framing STUN over the stream. The doctor
-// waits for the outcome; everything else happens on the loop thread.
+// `doctor --network`'s TURN allocation over TCP or TLS: the stream a call's relay uses (`RelayStreamConnection`
+// on the shared event loop, TLS for `turns:` verified as a call verifies it), the TURN client framing STUN
+// over it. The doctor waits for the outcome; everything else happens on the loop thread.
 import Foundation
 import PolyCore
 import PolyNet
+import PolySession
 import Synchronization
 
 /// One allocation over a stream, on the loop thread only.
@@ -15,10 +16,8 @@ final class StreamTURNProbe: @unchecked Sendable {
     }
     typealias Outcome = Result<TransportAddress, Failure>
 
-    private let loop: EventLoop
     private var client: TURNClient
-    private var connection: TCPConnection?
-    private var tls: TLSClientSession?
+    private var stream: RelayStreamConnection?
     private let finished: @Sendable (Outcome) -> Void
     private var done = false
 
@@ -32,12 +31,12 @@ final class StreamTURNProbe: @unchecked Sendable {
         let loop = EventLoop.shared
         let probe = Mutex<StreamTURNProbe?>(nil)
         loop.execute {
-            let started = StreamTURNProbe(configuration, loop: loop) { result in
+            let started = StreamTURNProbe(configuration) { result in
                 outcome.withLock { $0 = $0 ?? result }
                 signal.signal()
             }
             probe.withLock { $0 = started }
-            started.start(tls: tls)
+            started.start(tls: tls, loop: loop)
         }
         let timedOut = signal.wait(timeout: .now() + .milliseconds(Int(timeout.inMilliseconds))) == .timedOut
         loop.execute { probe.withLock { $0?.stop() } }
@@ -45,78 +44,47 @@ final class StreamTURNProbe: @unchecked Sendable {
         return outcome.withLock { $0 } ?? .failure(Failure("no answer"))
     }
 
-    private init(
-        _ configuration: TURNClientConfiguration, loop: EventLoop, finished: @escaping @Sendable (Outcome) -> Void
-    ) {
-        self.loop = loop
+    private init(_ configuration: TURNClientConfiguration, finished: @escaping @Sendable (Outcome) -> Void) {
         self.client = TURNClient(configuration: configuration)
         self.finished = finished
     }
 
-    private func start(tls settings: (hostName: String, caFile: String?)?) {
+    private func start(tls settings: (hostName: String, caFile: String?)?, loop: EventLoop) {
         let server = client.configuration.server
-        do {
-            if let settings {
-                tls = try TLSClientSession(
-                    context: TLSClientContext.shared(extraCAFile: settings.caFile), hostName: settings.hostName,
-                    serverName: client.configuration.serverName)
-            }
-            connection = try TCPConnection(to: server, loop: loop) { [self] event in handle(event) }
-        } catch let error as TLSError {
-            finish(.failure(Failure(error.reason)))
-        } catch {
-            finish(.failure(Failure("connect to \(server): \(error)")))
+        let description = RelayStream(
+            id: 0, server: server, serverName: client.configuration.serverName,
+            relayProtocol: settings == nil ? .tcp : .tls, hostName: settings?.hostName ?? "",
+            trustedCAFile: settings?.caFile)
+        let context = settings.map { settings in
+            Result { () throws(TLSError) in try TLSClientContext.shared(extraCAFile: settings.caFile) }
         }
+        // The stream queues what is written until it is connected (and, for TLS, handshaken).
+        stream = RelayStreamConnection(
+            description, tlsContext: context, loop: loop,
+            onBytes: { [self] bytes in
+                guard !done else { return }
+                client.handle(.received(bytes), at: .now())
+                pump()
+            },
+            onClosed: { [self] reason in finish(.failure(Failure(reason))) })
+        client.handle(.start, at: .now())
+        pump()
     }
 
-    private func handle(_ event: TCPConnection.Event) {
-        guard !done else { return }
-        do throws(TLSError) {
-            switch event {
-            case .connected:
-                if let tls {
-                    try tls.start()
-                    connection?.write(tls.takeOutgoing())
-                }
-                client.handle(.start, at: .now())
-            case .received(let bytes):
-                if let tls {
-                    let plaintext = try tls.receive(bytes)
-                    connection?.write(tls.takeOutgoing())
-                    if !plaintext.isEmpty { client.handle(.received(plaintext), at: .now()) }
-                } else {
-                    client.handle(.received(Array(bytes)), at: .now())
-                }
-            case .closed(let reason):
-                finish(.failure(Failure(tls?.isEstablished == false ? "\(reason) during the TLS handshake" : reason)))
-                return
-            }
-            try pump()
-        } catch {
-            finish(.failure(Failure(error.reason)))
-        }
-    }
-
-    /// Writes what the TURN client sends (through TLS until its handshake is done, then encrypted) and acts
-    /// on its outcome.
-    private func pump() throws(TLSError) {
-        while let output = client.pollOutput(at: .now()) {
+    /// Writes what the TURN client sends and acts on its outcome.
+    private func pump() {
+        while !done, let output = client.pollOutput(at: .now()) {
             switch output {
             case .transmit(let bytes):
-                if let tls {
-                    try tls.send(bytes)
-                    connection?.write(tls.takeOutgoing())
-                } else {
-                    connection?.write(bytes)
-                }
+                stream?.write(bytes)
             case .allocated(let relayed, _, _):
                 client.handle(.deallocate, at: .now())
-                try pump()
+                while let output = client.pollOutput(at: .now()) {
+                    if case .transmit(let bytes) = output { stream?.write(bytes) }
+                }
                 finish(.success(relayed))
-                return
             case .failed(let error):
                 finish(.failure(Failure(error.description)))
-                return
             default:
                 break
             }
@@ -131,7 +99,7 @@ final class StreamTURNProbe: @unchecked Sendable {
 
     private func stop() {
         done = true
-        connection?.close()
-        connection = nil
+        stream?.close()
+        stream = nil
     }
 }
