@@ -22,30 +22,36 @@ public struct AudioLevel: Sendable, Equatable {
     }
 
     /// The level of a block whose squared samples sum to `sumOfSquares` (full scale = 1).
+    @usableFromInline
     init(sumOfSquares: Double, count: Int, peak: Double) {
         let meanSquare = count > 0 ? sumOfSquares / Double(count) : 0
         self.init(rmsDBFS: Self.decibels(meanSquare.squareRoot()), peakDBFS: Self.decibels(peak), peak: peak)
     }
 
+    @usableFromInline
     static func decibels(_ linear: Double) -> Double { linear > 0 ? max(20 * log10(linear), floorDBFS) : floorDBFS }
 }
 
 /// Measures blocks one at a time, and accumulates a running level over all blocks since `reset()`.
 /// Allocation-free; a plain value, so each pipeline stage owns its own.
 public struct LevelMeter: Sendable {
-    private var sumOfSquares = 0.0
-    private var count = 0
-    private var maxPeak = 0.0
+    @usableFromInline var sumOfSquares = 0.0
+    @usableFromInline var count = 0
+    @usableFromInline var maxPeak = 0.0
 
     public init() {}
 
-    /// The level of one block (channels are measured together).
+    /// The level of one block (channels are measured together). Inlinable, like the sum below, so that
+    /// callers in other modules get it specialised for their sample type (every frame of every call is
+    /// measured; through the generic witness it cost more than the rest of the frame's bookkeeping).
+    @inlinable
     public static func measure<S: PCMSample>(_ samples: UnsafeBufferPointer<S>) -> AudioLevel {
         let (sum, peak) = sumOfSquaresAndPeak(samples)
         return AudioLevel(sumOfSquares: sum, count: samples.count, peak: peak)
     }
 
-    private static func sumOfSquaresAndPeak<S: PCMSample>(_ samples: UnsafeBufferPointer<S>) -> (Double, Double) {
+    @inlinable
+    static func sumOfSquaresAndPeak<S: PCMSample>(_ samples: UnsafeBufferPointer<S>) -> (Double, Double) {
         var sum = 0.0
         var peak: Float = 0
         for sample in samples {
@@ -62,7 +68,7 @@ public struct LevelMeter: Sendable {
     }
 
     /// Adds a block to the running level and returns the block's own level.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func add<S: PCMSample>(_ samples: UnsafeBufferPointer<S>) -> AudioLevel {
         let (sum, peak) = Self.sumOfSquaresAndPeak(samples)
         sumOfSquares += sum

@@ -9,10 +9,10 @@ public protocol PCMSample: Sendable, Equatable, Numeric {
 }
 
 extension Int16: PCMSample {
-    @inline(__always) public var floatValue: Float { Float(self) * (1 / 32768) }
+    @inlinable @inline(__always) public var floatValue: Float { Float(self) * (1 / 32768) }
 
     /// Rounds and clips; NaN (possible in float files) becomes silence rather than a trap.
-    @inline(__always) public init(floatValue value: Float) {
+    @inlinable @inline(__always) public init(floatValue value: Float) {
         let scaled = (value * 32768).rounded()
         if scaled >= 32767 {
             self = .max
@@ -25,8 +25,8 @@ extension Int16: PCMSample {
 }
 
 extension Float: PCMSample {
-    @inline(__always) public var floatValue: Float { self }
-    @inline(__always) public init(floatValue value: Float) { self = value }
+    @inlinable @inline(__always) public var floatValue: Float { self }
+    @inlinable @inline(__always) public init(floatValue value: Float) { self = value }
 }
 
 /// Allocation-free conversions between buffers, for the audio callback and per-frame paths.

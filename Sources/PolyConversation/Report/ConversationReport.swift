@@ -72,6 +72,7 @@ public enum ConversationReport {
                     ("agent_talk_ms", .number(round1(m.agentTalkMs))),
                     ("caller_talk_ms", .number(round1(m.callerTalkMs))),
                     ("caller_underrun_ms", .number(round1(result.underrunMs))),
+                    ("audio_clock_lag_ms", .number(round1(result.clockLagMs))),
                 ])
             ),
             ("stats", stats(result)),

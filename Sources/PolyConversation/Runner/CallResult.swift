@@ -19,6 +19,12 @@ public struct CallResult: Sendable {
     /// The caller's audio arrived late for its 20 ms tick (the runner fell behind): timings after that
     /// point are late by up to this much and the call is not ok.
     public var underrunMs: Double
+    /// The most the call's audio clock fell behind real time (`CallAudioCounters.clockLagSamples`): more than
+    /// `clockLagLimitMs` means the process lacked the CPU, the caller's timeline was not real time and the
+    /// call is not ok.
+    public var clockLagMs: Double = 0
+    /// Lag from scheduling alone stays within a few milliseconds on an idle machine.
+    public static let clockLagLimitMs = 40.0
     /// A problem that stopped the call from being measured (failed call, refused start).
     public var error: String?
 
@@ -29,6 +35,10 @@ public struct CallResult: Sendable {
         reasons += expectations.compactMap { expectation in expectation.failure.map { "\(expectation.name): \($0)" } }
         if underrunMs > 0 {
             reasons.append(String(format: "measurement: the caller's audio was late by %.0f ms (CPU)", underrunMs))
+        }
+        if clockLagMs > Self.clockLagLimitMs {
+            reasons.append(
+                String(format: "measurement: the audio clock fell behind real time by %.0f ms (CPU)", clockLagMs))
         }
         return reasons
     }

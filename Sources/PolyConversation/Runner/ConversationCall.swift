@@ -78,6 +78,7 @@ public enum ConversationCall {
         result.sent = outcome.sent
         result.heard = outcome.heard
         result.underrunMs = ConversationClock.milliseconds(outcome.underrunSamples)
+        result.clockLagMs = ConversationClock.milliseconds(call.audioCounters.clockLagSamples)
         result.steps = outcome.script.outcomes
         result.metrics = ConversationMetrics(turns: outcome.script.tracker.finished(), endSample: outcome.heard.count)
         if result.error == nil {

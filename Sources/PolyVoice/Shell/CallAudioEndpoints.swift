@@ -1,6 +1,7 @@
 // The media's microphone and speaker: wrappers that exist from the call's creation and receive their
 // endpoints (device, file, app buffer, null) when the call starts.
 import PolyAudio
+import PolyCore
 import Synchronization
 
 /// An endpoint and the voice processing that goes with it, installed once at `start()`.
@@ -140,7 +141,7 @@ final class GatedSink: AudioFrameSink, @unchecked Sendable {
             return true
         }
         guard wrote else { return }
-        meters.recordPlayed(samples: played.count)
+        meters.recordPlayed(samples: played.count, at: .now())
         meters.recordOutput(dBFS: paused ? AudioLevel.floorDBFS : LevelMeter.measure(played).rmsDBFS)
     }
 

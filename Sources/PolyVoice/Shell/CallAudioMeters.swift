@@ -1,4 +1,6 @@
 // Levels, sample counts and the playout gate shared between the audio clock thread and the call shell, lock-free.
+import PolyAudio
+import PolyCore
 import Synchronization
 
 /// Microphone and speaker levels of a call, in dBFS (-120 is silence).
@@ -41,12 +43,17 @@ public struct CallAudioCounters: Sendable, Hashable {
     /// output sample `p` and input sample `p - inputStartPlayedSamples` belong to the same instant: an app
     /// that feeds `.buffer` input without gaps can put what it sent and what it heard on one clock.
     public var inputStartPlayedSamples: Int?
+    /// The most the call's 20 ms audio clock has been behind real time, in 48 kHz samples, measured at each
+    /// frame played since the first input frame was sent. A few milliseconds is scheduling; more means the process lacked the CPU
+    /// to keep the pace, and the clock skips what it could not catch up within 200 ms: timings measured on
+    /// the audio (`inputStartPlayedSamples`) are then off by up to this much.
+    public var clockLagSamples: Int
 
     public init(
         capturedSamples: Int = 0, playedSamples: Int = 0, inputDeviceSamples: Int = 0, outputDeviceSamples: Int = 0,
         inputUnderruns: Int = 0, inputOverruns: Int = 0,
         outputUnderruns: Int = 0, outputOverruns: Int = 0, isProcessingAudio: Bool = false, processedFrames: Int = 0,
-        inputStartPlayedSamples: Int? = nil
+        inputStartPlayedSamples: Int? = nil, clockLagSamples: Int = 0
     ) {
         self.capturedSamples = capturedSamples
         self.playedSamples = playedSamples
@@ -59,6 +66,7 @@ public struct CallAudioCounters: Sendable, Hashable {
         self.isProcessingAudio = isProcessingAudio
         self.processedFrames = processedFrames
         self.inputStartPlayedSamples = inputStartPlayedSamples
+        self.clockLagSamples = clockLagSamples
     }
 }
 
@@ -72,12 +80,34 @@ final class CallAudioMeters: Sendable {
     private let played = Atomic<Int>(0)
     /// `played` when the first input frame went out; -1 before.
     private let inputStart = Atomic<Int>(-1)
+    /// Where the lag is measured from (`Instant` nanoseconds and `played` then): every frame played re-anchors
+    /// it until the first input frame is sent, so set-up (DTLS on the loop) does not count. Then the
+    /// largest lag of the played samples behind the real time since the anchor.
+    private let anchorNanoseconds = Atomic<Int64>(noAnchor)
+    private static let noAnchor = Int64.min
+    private let anchorPlayed = Atomic<Int>(0)
+    private let maxClockLag = Atomic<Int>(0)
 
     func recordInput(dBFS: Double) { input.store(dBFS.bitPattern, ordering: .relaxed) }
     func recordOutput(dBFS: Double) { output.store(dBFS.bitPattern, ordering: .relaxed) }
 
     func recordCaptured(samples: Int) { captured.add(samples, ordering: .relaxed) }
-    func recordPlayed(samples: Int) { played.add(samples, ordering: .relaxed) }
+
+    /// Counts `samples` written at `now` (the sink's writer thread only) and how far the played samples,
+    /// before these, are behind the time elapsed since the anchor.
+    func recordPlayed(samples: Int, at now: Instant) {
+        let before = played.add(samples, ordering: .relaxed).oldValue
+        let anchor = anchorNanoseconds.load(ordering: .relaxed)
+        guard inputStart.load(ordering: .relaxed) >= 0, anchor != Self.noAnchor else {
+            anchorNanoseconds.store(now.nanoseconds, ordering: .relaxed)
+            anchorPlayed.store(before, ordering: .relaxed)
+            return
+        }
+        // Through microseconds: no overflow in any call's lifetime.
+        let elapsed = (now.nanoseconds - anchor) / 1_000 * Int64(AudioFrameFormat.sampleRate) / 1_000_000
+        let lag = Int(elapsed) - (before - anchorPlayed.load(ordering: .relaxed))
+        if lag > maxClockLag.load(ordering: .relaxed) { maxClockLag.store(lag, ordering: .relaxed) }
+    }
 
     /// Called for every input frame that is sent; keeps the output position of the first one.
     func recordInputSent() {
@@ -89,7 +119,8 @@ final class CallAudioMeters: Sendable {
     var counters: CallAudioCounters {
         CallAudioCounters(
             capturedSamples: captured.load(ordering: .relaxed), playedSamples: played.load(ordering: .relaxed),
-            inputStartPlayedSamples: { $0 < 0 ? nil : $0 }(inputStart.load(ordering: .relaxed)))
+            inputStartPlayedSamples: { $0 < 0 ? nil : $0 }(inputStart.load(ordering: .relaxed)),
+            clockLagSamples: maxClockLag.load(ordering: .relaxed))
     }
 
     var levels: CallAudioLevels {

@@ -1,4 +1,4 @@
-// The real media session of a call: a MediaTransport on the shared event loop behind the CallMedia steps.
+// The real media session of a call: a MediaTransport on one of the process's event loops behind the CallMedia steps.
 import Foundation
 import PolyCore
 import PolyMedia
@@ -27,8 +27,11 @@ final class TransportCallMedia: CallMedia {
         let localIPs = try localIPs(forBridge: setup.bridgeHost)
         setup.logger.debug("media on \(localIPs.map { "\($0)" }.joined(separator: ", "))")
         let events = MediaEventMapper(onEvent: setup.onEvent, logger: setup.logger)
+        // Calls are spread over one loop per core (as the bridge does): many calls in one process (a load
+        // test) then use every core; a single call takes one loop like any other.
         let transport = try MediaTransport(
-            configuration: configuration, localIPs: localIPs, source: setup.audio.source, sink: setup.audio.sink,
+            configuration: configuration, localIPs: localIPs, loop: EventLoopGroup.shared.next(),
+            source: setup.audio.source, sink: setup.audio.sink,
             impairment: setup.options.networkImpairment, onEvent: { events.handle($0) })
         return TransportCallMedia(transport: transport)
     }
