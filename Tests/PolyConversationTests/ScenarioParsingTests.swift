@@ -75,7 +75,7 @@ import Testing
             .deletingLastPathComponent()
         let path = root.appendingPathComponent("Samples/ConversationTest/book-a-table.yaml").path
         let scenario = try ScenarioLoader.load(path: path)
-        #expect(scenario.steps.count == 7)
+        #expect(scenario.steps.count == 7)  // say, wait, say, barge-in, backchannel, wait, silence
         let impairment = try #require(
             ScenarioSupport.impairment(try Self.parse(Self.json, "a.json").network, callSeed: 99, index: 3))
         #expect(impairment.seed == 10)  // the block's seed 7 + call 3

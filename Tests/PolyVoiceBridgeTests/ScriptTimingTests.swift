@@ -100,6 +100,21 @@ import Testing
         #expect(!run.samples.contains(2222))
     }
 
+    @Test func aBackchannelThatEndsBeforeTheYieldIsTalkedThroughThoughTheVADStillHoldsTheTurn() {
+        let agent = Self.agent(ScriptTiming(yield: .after(.milliseconds(300))))
+        // 160 ms of sound at frame 60: the VAD's 300 ms hangover holds the turn open past the yield time
+        // (frame 75), but the caller had been silent 140 ms by then (≥ 100 ms): a backchannel, talked through.
+        let run = Self.run(agent, [(false, 10), (true, 25), (false, 25), (true, 8), (false, 140)])
+        #expect(run.samples.filter { $0 == 1111 }.count == 96_000)
+        #expect(run.events.isEmpty)
+        #expect(agent.turns[1].stop == "finished" && agent.turns[1].interrupted == false)
+        // The same sound 60 ms longer leaves only 80 ms of silence at the yield time: the agent stops there.
+        let longer = Self.agent(ScriptTiming(yield: .after(.milliseconds(300))))
+        let stopped = Self.run(longer, [(false, 10), (true, 25), (false, 25), (true, 11), (false, 140)])
+        #expect(longer.turns[1].stop == "yielded" && longer.turns[1].end == Double(57_600 + 14_400) / 48_000)
+        #expect(stopped.events.first?.event == .bargeIn)
+    }
+
     @Test func neverYieldingTalksThroughALongInterruption() {
         let agent = Self.agent(ScriptTiming(yield: .never))
         let run = Self.run(agent, [(false, 10), (true, 25), (false, 25), (true, 60), (false, 120)])

@@ -33,6 +33,11 @@ public final class ScriptAgent: BridgeAgent {
     private var pendingReply: (due: Int, callerEnd: Int, turn: Int)?
     /// The caller talked over the prompt: the agent stops at this sample if the caller still talks then.
     private var yieldAt: (sample: Int, talkedOverAt: Int)?
+    /// The end of the last frame above the VAD's threshold (the VAD itself holds a turn open for its hangover).
+    private var lastVoicedEnd = 0
+    /// A caller silent this long when a yield comes due has stopped: it was a backchannel, not a barge-in
+    /// (longer than the gaps between words, shorter than the VAD's hangover).
+    private let backchannelGapSamples: Int
     private var callerTurn: Int?
     /// The caller barged in: the client is muted until we send unmute.
     private var muted = false
@@ -55,6 +60,7 @@ public final class ScriptAgent: BridgeAgent {
         self.sampleRate = sampleRate
         let frame = AgentAudio.frameSamples(atRate: sampleRate)
         hangoverSamples = vad.hangoverFrames * frame
+        backchannelGapSamples = sampleRate / 10
         let samples = { (duration: Duration) in Int(duration.totalNanoseconds * Int64(sampleRate) / 1_000_000_000) }
         latencySamples = timing.replyLatency.map { max(samples($0), vad.hangoverFrames * frame) }
         if case .after(let after) = timing.yield { yieldSamples = samples(after) } else { yieldSamples = nil }
@@ -74,6 +80,7 @@ public final class ScriptAgent: BridgeAgent {
         let frameStart = clock
         let level = LevelMeter.measure(inbound)
         let speech = vad.process(level: level)
+        if level.rmsDBFS > vad.configuration.thresholdDBFS { lastVoicedEnd = frameStart + inbound.count }
         if timing.falseYield, let current = playing, level.rmsDBFS > vad.configuration.thresholdDBFS {
             yieldTurn(current.turn, at: frameStart, talkedOverAt: frameStart)
         }
@@ -192,7 +199,11 @@ public final class ScriptAgent: BridgeAgent {
                 continue
             }
             if let due = yieldAt, due.sample <= sample {
-                yieldTurn(current.turn, at: sample, talkedOverAt: due.talkedOverAt)
+                if due.sample - lastVoicedEnd >= backchannelGapSamples {
+                    yieldAt = nil  // the caller had stopped: talk on
+                } else {
+                    yieldTurn(current.turn, at: sample, talkedOverAt: due.talkedOverAt)
+                }
                 continue
             }
             let samples = prompts[current.index].samples

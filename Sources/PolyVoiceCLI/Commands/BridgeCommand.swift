@@ -29,7 +29,8 @@ extension Subcommand {
               --reply-latency MS     script: answer MS after the end of the caller's last voiced frame as heard
                                      (300-60000; default: when the VAD ends the turn, 300 ms after it)
               --yield-ms MS|never    script: talk on MS after the caller starts talking over a prompt, then stop
-                                     if the caller still talks (default 0: stop at once); never: talk through
+                                     if the caller still talks (default 0: stop at once; a caller silent for
+                                     100 ms by then was a backchannel: talk on); never: talk through
               --false-yield          script: stop at once on any sound (to test a false-yield detector)
               --token-file F         Accepted web calling tokens, one per line
               --allow-any-token      Accept any bearer token (development only)

@@ -42,6 +42,9 @@ private enum DemoCommand {
     static let prompts = [
         "Hi, thanks for calling. The downtown store is open from nine to six, every day of the week.",
         "Of course. A table for two on Friday evening is booked. Is there anything else I can help with?",
+        // Not reached by the demo call: the third answer of the conversation test scripts/demo.sh runs next.
+        "Certainly, go ahead. I have your booking open, and I can add a note, change the time, "
+            + "or send you a confirmation by text message.",
     ]
 
     static func run(_ arguments: [String]) throws -> Int32 {
