@@ -41,6 +41,9 @@ public struct CallAudioCounters: Sendable, Hashable {
     /// output sample `p` and input sample `p - inputStartPlayedSamples` belong to the same instant: an app
     /// that feeds `.buffer` input without gaps can put what it sent and what it heard on one clock.
     public var inputStartPlayedSamples: Int?
+    /// Why writing a WAV file output failed (the disk is full, …), nil while it works. Recording stopped
+    /// at that point and the file holds a valid WAV of what was written; the call itself goes on.
+    public var outputError: String?
 
     public init(
         capturedSamples: Int = 0, playedSamples: Int = 0, inputDeviceSamples: Int = 0, outputDeviceSamples: Int = 0,
