@@ -19,27 +19,51 @@ struct BridgeReapingProcessTests {
         try await Task.sleep(for: .milliseconds(300))
         let baseline = bridge.descriptorCount
 
-        let count = 5
-        var callers: [CallChild] = []
-        for _ in 0..<count {
-            callers.append(try CallChild(bridgePort: bridge.port, arguments: ["--input", "null", "--output", "null"]))
-        }
-        defer { for caller in callers { caller.signal(SIGKILL) } }
-        for caller in callers { #expect(await caller.wait(.seconds(20)) { _ in caller.states.contains("connected") }) }
-        #expect(await bridge.metric("polyvoice_bridge_active_calls") == Double(count))
-        #expect(bridge.descriptorCount > baseline)
-        for caller in callers { caller.signal(SIGSTOP) }
-        let frozen = ContinuousClock.now
+        // `make test`: 5 callers. Benchmarks/Reaping/run.sh: POLYVOICE_REAP_CALLS in batches of POLYVOICE_REAP_BATCH.
+        let environment = ProcessInfo.processInfo.environment
+        let count = environment["POLYVOICE_REAP_CALLS"].flatMap(Int.init) ?? 5
+        let batch = environment["POLYVOICE_REAP_BATCH"].flatMap(Int.init) ?? count
+        var reaped = 0
+        var slowest = Duration.zero
+        let began = ContinuousClock.now
+        while reaped < count {
+            let size = min(batch, count - reaped)
+            var callers: [CallChild] = []
+            for _ in 0..<size {
+                callers.append(
+                    try CallChild(bridgePort: bridge.port, arguments: ["--input", "null", "--output", "null"]))
+            }
+            defer { for caller in callers { caller.signal(SIGKILL) } }
+            for caller in callers {
+                #expect(await caller.wait(.seconds(60)) { _ in caller.states.contains("connected") })
+            }
+            #expect(await bridge.metric("polyvoice_bridge_active_calls") == Double(size))
+            #expect(bridge.descriptorCount > baseline)
+            for caller in callers { caller.signal(SIGSTOP) }
+            let frozen = ContinuousClock.now
 
-        #expect(await eventually(.seconds(10)) { await bridge.metric("polyvoice_bridge_active_calls") == 0 })
-        let reapedAfter = ContinuousClock.now - frozen
-        #expect(reapedAfter >= .seconds(2), "reaped after \(reapedAfter)")
-        #expect(
-            await bridge.metric("polyvoice_bridge_calls_total{outcome=\"media_timeout\"}") == Double(count))
-        // Sockets, the events connections' descriptors and the recorders' files are all released.
-        #expect(
-            await eventually(.seconds(5)) { bridge.descriptorCount == baseline },
-            "fds \(bridge.descriptorCount) vs \(baseline)")
+            #expect(await eventually(.seconds(10)) { await bridge.metric("polyvoice_bridge_active_calls") == 0 })
+            let reapedAfter = ContinuousClock.now - frozen
+            slowest = max(slowest, reapedAfter)
+            #expect(reapedAfter >= .seconds(2), "reaped after \(reapedAfter)")
+            reaped += size
+            #expect(
+                await bridge.metric("polyvoice_bridge_calls_total{outcome=\"media_timeout\"}") == Double(reaped))
+            // Sockets, the events connections' descriptors and the recorders' files are all released.
+            #expect(
+                await eventually(.seconds(5)) { bridge.descriptorCount == baseline },
+                "fds \(bridge.descriptorCount) vs \(baseline)")
+            for caller in callers { caller.signal(SIGKILL) }
+            for caller in callers { _ = await caller.exitStatus(within: .seconds(5)) }
+            callers.removeAll()
+        }
+        if environment["POLYVOICE_REAP_REPORT"] == "1" {
+            print(
+                "RESULT_JSON {\"calls\":\(count),\"batch\":\(batch),\"reaped_media_timeout\":\(reaped),"
+                    + "\"fds_baseline\":\(baseline),\"fds_after\":\(bridge.descriptorCount),"
+                    + "\"slowest_reap_s\":\(Double(slowest.components.seconds) + Double(slowest.components.attoseconds) / 1e18),"
+                    + "\"seconds\":\((ContinuousClock.now - began).components.seconds)}")
+        }
         let recordings = try FileManager.default.contentsOfDirectory(atPath: record.path).filter {
             $0.hasSuffix(".wav")
         }
