@@ -51,6 +51,10 @@ run BridgeLoad .build/release/BridgeLoad --budget 170
 run ConversationLoad bash Benchmarks/ConversationLoad/run.sh
 # Issue 20: ten concurrent echo calls, two busy processes part of the time; no call may conceal audio it received.
 run ConcealLoad .venv/bin/python Benchmarks/ConcealLoad/run.py --runs 3
+# Issue 19: a 20,000 datagram/s flood on the shared media port for 10 s while 20 echo calls run (root: raw socket).
+run MediaFlood bash Benchmarks/MediaFlood/run.sh
+# Issue 19: 1,000 callers that vanish without a goodbye, reaped at --media-timeout by a real bridge, 40 at a time.
+run Reaping bash Benchmarks/Reaping/run.sh
 
 echo "end_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$LOGS/machine.txt"
 echo "end_loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$LOGS/machine.txt"

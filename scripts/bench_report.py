@@ -36,6 +36,8 @@ BENCHES = [
     ("BridgeLoad", "concurrent echo calls on the reference bridge, CPU per call"),
     ("ConversationLoad", "concurrent scripted calls of one polyvoice test process, latency vs the agent's"),
     ("ConcealLoad", "concurrent echo calls with busy processes: concealment with zero loss, round trip, PESQ-WB"),
+    ("MediaFlood", "20 echo calls on the shared media port under a 20,000 datagram/s flood for 10 s: packets lost, drops counted by category vs sent"),
+    ("Reaping", "callers that vanish (SIGSTOP) reaped at --media-timeout by a real bridge, in batches: fds and live calls back to baseline"),
 ]
 
 

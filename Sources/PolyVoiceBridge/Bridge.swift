@@ -31,7 +31,9 @@ public final class Bridge: Sendable {
         if let port = configuration.mediaPort {
             guard let port = UInt16(exactly: port) else { throw .bind("media port \(port) is out of range") }
             do {
-                let shared = try SharedMediaPort(bindingTo: TransportAddress(ip: configuration.mediaIP, port: port))
+                let shared = try SharedMediaPort(
+                    bindingTo: TransportAddress(ip: configuration.mediaIP, port: port),
+                    logger: configuration.log.logger(category: "media"))
                 effective.media = configuration.media.sharing(shared)
                 mediaPort = shared
             } catch {

@@ -250,7 +250,9 @@ final class BridgeCore: Sendable {
         let (sessions, metrics, active) = state.withLock { state in
             (state.calls.values.compactMap(\.media), state.metrics, state.calls.count)
         }
-        return metrics.render(active: sessions.map(\.stats), activeCalls: active)
+        let stats = sessions.map(\.stats)
+        return metrics.render(active: stats, activeCalls: active)
+            + metrics.renderMediaDrops(active: stats, port: configuration.media.sharedPort?.currentCounters)
     }
 
     var activeCalls: Int { state.withLock { $0.calls.count } }

@@ -1,8 +1,14 @@
 // The agent's voice (or any sink audio) recorded to a 48 kHz mono 16-bit WAV file as it arrives.
 import Foundation
+import Synchronization
 
 /// Writes 48 kHz mono 16-bit WAV, streaming: samples go straight to the file; `close` fills in the
-/// header's sizes. Thread safety: use from one thread at a time (the pacing thread).
+/// header's sizes. Thread safety: `write` and `close` from one thread at a time (the pacing thread);
+/// `error` from any thread.
+///
+/// When a write fails (the disk is full, a quota, an I/O error) recording stops there: the file is cut
+/// back to the last whole sample written, later samples are dropped, and `close` still fills in the
+/// header, so what was written is a valid WAV. The first error is kept in `error`.
 public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
     public let url: URL
     public let name: String
@@ -10,8 +16,11 @@ public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
     private var dataBytes = 0
     /// Not seekable (a pipe): the header keeps its unknown-length sizes.
     private var streaming = false
-    /// The first write error, if any; later samples are dropped.
-    public private(set) var error: WAVError?
+    /// The first write error, if any; later samples are dropped. Readable from any thread.
+    public var error: WAVError? { failure.withLock { $0 } }
+    private let failure = Mutex<WAVError?>(nil)
+    /// Whether `failure` is set, for the writing thread (which then never takes the lock per frame).
+    private var failed = false
     /// Little-endian staging, so `write` does not allocate.
     private let staging = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 4096)
 
@@ -29,7 +38,7 @@ public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
         if streaming {
             for offset in [4, 5, 6, 7, 40, 41, 42, 43] { header[offset] = 0xFF }
         }
-        if !header.withUnsafeBytes({ writeAll($0) }) {
+        if header.withUnsafeBytes({ writeAll($0) }) != header.count {
             Glibc.close(descriptor)
             descriptor = -1
             throw error ?? WAVError(file: url.path, problem: .io("cannot write header"))
@@ -45,18 +54,25 @@ public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
     public var samplesWritten: Int { dataBytes / 2 }
 
     public func write(_ samples: UnsafeBufferPointer<Int16>) {
-        guard descriptor >= 0, error == nil else { return }
+        guard descriptor >= 0, !failed else { return }
         var offset = 0
         while offset < samples.count {
             let count = min(staging.count, samples.count - offset)
             for index in 0..<count { staging[index] = samples[offset + index].littleEndian }
-            guard writeAll(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(staging)[..<(count * 2)])) else {
+            let bytes = count * 2
+            let written = writeAll(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(staging)[..<bytes]))
+            guard written == bytes else {
+                // Keep whole samples only: a short write may have left half of one.
+                dataBytes += written & ~1
+                if written & 1 != 0 { _ = ftruncate(descriptor, off_t(Self.headerBytes + dataBytes)) }
                 return
             }
-            dataBytes += count * 2
+            dataBytes += bytes
             offset += count
         }
     }
+
+    private static let headerBytes = 44
 
     /// Finalises the header (RIFF and data sizes) and closes the file. Idempotent.
     public func close() {
@@ -74,22 +90,30 @@ public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
 
     private func patch(_ value: UInt32, at offset: Int) {
         var little = value.littleEndian
-        if pwrite(descriptor, &little, 4, off_t(offset)) != 4, error == nil {
-            error = WAVError(file: url.path, problem: .io(String(cString: strerror(errno))))
-        }
+        // Rewrites bytes already on disk: needs no new block, so it works on a full disk too.
+        if pwrite(descriptor, &little, 4, off_t(offset)) != 4 { fail(errno) }
     }
 
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Writes all of `bytes` unless an error stops it; returns how many were written.
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Int {
         var done = 0
         while done < bytes.count {
             let result = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
             if result < 0 && errno == EINTR { continue }
             guard result > 0 else {
-                error = WAVError(file: url.path, problem: .io(String(cString: strerror(errno))))
-                return false
+                fail(result == 0 ? ENOSPC : errno)
+                return done
             }
             done += result
         }
-        return true
+        return done
+    }
+
+    /// Keeps the first error (only the writing thread calls this).
+    private func fail(_ code: Int32) {
+        guard !failed else { return }
+        failed = true
+        let problem = WAVError(file: url.path, problem: .io(String(cString: strerror(code))))
+        failure.withLock { $0 = problem }
     }
 }

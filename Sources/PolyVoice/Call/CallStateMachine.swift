@@ -46,6 +46,9 @@ public struct CallStateMachine: Sendable {
     private var events = EventsSocket.unused
     private var eventsDroppedAt: Instant?
     private var reopenTries = 0
+    /// The open events socket came from a reopen and the bridge has sent nothing on it yet: a 1008 close now
+    /// is the bridge refusing the auth frame (a restarted bridge that no longer knows the call).
+    private var eventsUnconfirmedReopen = false
 
     // The current outage.
     private var outageStart: Instant?
@@ -193,6 +196,7 @@ public struct CallStateMachine: Sendable {
     }
 
     private mutating func bridgeEvent(_ event: BridgeEvent) {
+        eventsUnconfirmedReopen = false
         switch event {
         case .repull:
             guard capabilities?.hasPull == true else { return }
@@ -212,16 +216,23 @@ public struct CallStateMachine: Sendable {
 
     private mutating func eventsOpened(at now: Instant) {
         guard events == .opening || events == .reopening else { return }
+        eventsUnconfirmedReopen = events == .reopening
         events = .open
         eventsDroppedAt = nil
         tryRecover(at: now)
     }
 
     private mutating func eventsDropped(code: Int, at now: Instant) {
+        let unconfirmedReopen = eventsUnconfirmedReopen
+        eventsUnconfirmedReopen = false
         switch (events, code) {
         case (.opening, 1008):
             finish(.failed(.auth(.perCallTokenRejected)))
         case (.reopening, 1008):
+            finish(.failed(.voice(.signalingFailed("The bridge refused to resume the call's events socket"))))
+        case (.open, 1008) where unconfirmedReopen:
+            // The WebSocket handshake of a reopen succeeds before the bridge reads the auth frame, so its
+            // refusal usually arrives on an open socket.
             finish(.failed(.voice(.signalingFailed("The bridge refused to resume the call's events socket"))))
         case (.open, 1000):
             finish(.ended)  // The bridge closed the socket normally: the call is over.
@@ -234,6 +245,9 @@ public struct CallStateMachine: Sendable {
                 if capabilities?.resumeGrace == nil { finish(.failed(Self.cannotResumeEvents)) }
             } else if state == .connected {
                 enterReconnecting(at: now)
+            } else if case .reconnecting = state, reopenTries > 0 {
+                // A socket reopened in this outage dropped again: the next attempt reopens it (with backoff),
+                // not now — reopening at once would hammer a bridge that accepts and closes in a loop.
             } else {
                 reopenEventsIfAllowed()
             }

@@ -109,6 +109,7 @@ final class CallAudio: Sendable {
             counters.inputUnderruns = figures.underruns
             counters.inputOverruns = figures.overruns
         }
+        if let file = sink.endpoint as? WAVFileSink { counters.outputError = file.error?.description }
         if let device = sink.endpoint as? DeviceSink {
             let figures = device.counters
             counters.outputDeviceSamples = figures.samples

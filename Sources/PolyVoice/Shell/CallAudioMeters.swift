@@ -44,10 +44,13 @@ public struct CallAudioCounters: Sendable, Hashable {
     /// that feeds `.buffer` input without gaps can put what it sent and what it heard on one clock.
     public var inputStartPlayedSamples: Int?
     /// The most the call's 20 ms audio clock has been behind real time, in 48 kHz samples, measured at each
-    /// frame played since the first input frame was sent. A few milliseconds is scheduling; more means the process lacked the CPU
-    /// to keep the pace, and the clock skips what it could not catch up within 200 ms: timings measured on
-    /// the audio (`inputStartPlayedSamples`) are then off by up to this much.
+    /// frame played since the first input frame was sent. A few milliseconds is scheduling; more means the
+    /// process lacked the CPU to keep the pace, and the clock skips what it could not catch up within
+    /// 200 ms: timings measured on the audio (`inputStartPlayedSamples`) are then off by up to this much.
     public var clockLagSamples: Int
+    /// Why writing a WAV file output failed (the disk is full, …), nil while it works. Recording stopped
+    /// at that point and the file holds a valid WAV of what was written; the call itself goes on.
+    public var outputError: String?
 
     public init(
         capturedSamples: Int = 0, playedSamples: Int = 0, inputDeviceSamples: Int = 0, outputDeviceSamples: Int = 0,

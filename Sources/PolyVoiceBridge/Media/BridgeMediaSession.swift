@@ -32,6 +32,11 @@ public struct BridgeMediaStats: Sendable, Equatable {
     public var jitterSeconds: Double
     /// Caller audio the jitter buffer concealed (PLC/FEC), in seconds.
     public var concealedSeconds: Double
+    /// Inbound SRTP/SRTCP packets dropped: authentication tag wrong (forged or corrupted), replayed,
+    /// or refused by libsrtp for another reason (bad header, length).
+    public var srtpAuthFailures: UInt64 = 0
+    public var srtpReplayFailures: UInt64 = 0
+    public var srtpOtherFailures: UInt64 = 0
 
     public init(
         isConnected: Bool = false, lastPacketAt: Instant? = nil, packetsReceived: UInt64 = 0, packetsSent: UInt64 = 0,
@@ -103,6 +108,8 @@ public struct BridgeMediaContext: Sendable {
 /// Creates the media session of a call.
 public struct BridgeMediaFactory: Sendable {
     public var make: @Sendable (BridgeMediaContext) throws(BridgeMediaError) -> any BridgeMediaSession
+    /// The shared media port every call of this factory goes through (set by `sharing(_:)`).
+    public private(set) var sharedPort: SharedMediaPort?
 
     public init(make: @escaping @Sendable (BridgeMediaContext) throws(BridgeMediaError) -> any BridgeMediaSession) {
         self.make = make
@@ -111,11 +118,13 @@ public struct BridgeMediaFactory: Sendable {
     /// This factory with every call's context pointing at `port` (the bridge's shared media port).
     public func sharing(_ port: SharedMediaPort) -> BridgeMediaFactory {
         let make = self.make
-        return BridgeMediaFactory { context throws(BridgeMediaError) in
+        var factory = BridgeMediaFactory { context throws(BridgeMediaError) in
             var shared = context
             shared.sharedPort = port
             return try make(shared)
         }
+        factory.sharedPort = port
+        return factory
     }
 
     /// No media engine: calls provision, but connect answers 503.

@@ -5,8 +5,12 @@ import PolyCore
 import PolyNet
 
 /// The routing table of one shared media port. Plain value, no I/O; the port's shell drives it on its
-/// loop thread. Lookups of media (RTP, RTCP, DTLS) allocate nothing; STUN is decoded with the strict
-/// `STUNMessage` parser, which never trusts a length.
+/// loop thread. Routing allocates nothing and does no cryptography, whatever arrives: media (RTP, RTCP,
+/// DTLS) is one dictionary lookup by source address; a STUN binding request is walked in place (header,
+/// then attribute headers, every length checked against the datagram) to its USERNAME, whose ufrag half is
+/// looked up only when it is no longer than the longest ufrag in the table (so it fits a small string). A
+/// flood from unknown sources therefore costs a lookup per datagram; the call's ICE agent decodes and
+/// authenticates what is routed to it.
 public struct MediaPortDemux: Sendable {
     /// A call's handle in the table.
     public typealias CallID = UInt64
@@ -31,6 +35,8 @@ public struct MediaPortDemux: Sendable {
     /// Per call: the current ufrag and, during an ICE restart, the previous one (the agent still answers it).
     private var ufragsOfCall: [CallID: [String]] = [:]
     private var callOfAddress: [TransportAddress: CallID] = [:]
+    /// The longest ufrag ever set (bytes): longer USERNAMEs name no call and are not turned into strings.
+    private var longestUfrag = 0
 
     public init() {}
 
@@ -43,6 +49,7 @@ public struct MediaPortDemux: Sendable {
         while known.count > 2 { callOfUfrag.removeValue(forKey: known.removeFirst()) }
         ufragsOfCall[call] = known
         callOfUfrag[ufrag] = call
+        longestUfrag = max(longestUfrag, ufrag.utf8.count)
     }
 
     /// A check of `call` from `remote` succeeded (the call answered it): media from `remote` is the call's.
@@ -62,15 +69,60 @@ public struct MediaPortDemux: Sendable {
         guard DatagramKind.classify(datagram) == .stun else {
             return callOfAddress[source].map(Route.call) ?? .drop(.unknownSource)
         }
-        let message: STUNMessage
-        do { message = try STUNMessage(decoding: Array(datagram)) } catch { return .drop(.malformed) }
-        guard message.method == .binding, message.messageClass == .request else {
-            return callOfAddress[source].map(Route.call) ?? .drop(.unknownSource)
+        switch Self.scanSTUN(datagram) {
+        case .malformed: return .drop(.malformed)
+        case .other: return callOfAddress[source].map(Route.call) ?? .drop(.unknownSource)
+        case .bindingRequest(let ufrag):
+            guard let ufrag else { return .drop(.malformed) }
+            // Longer than any ufrag, or not ASCII (ICE ufrags are ALPHA / DIGIT / "+" / "/"): names no call.
+            guard ufrag.count <= longestUfrag, !ufrag.contains(where: { $0 >= 0x80 }) else {
+                return .drop(.unknownUfrag)
+            }
+            // At most `longestUfrag` bytes (8 for our agents): a small string, no heap allocation.
+            let name = String(decoding: ufrag, as: UTF8.self)
+            return callOfUfrag[name].map(Route.call) ?? .drop(.unknownUfrag)
         }
-        guard let username = message.username, let colon = username.firstIndex(of: ":") else {
-            return .drop(.malformed)
+    }
+
+    /// What a STUN-looking datagram is, from its header and attribute headers alone.
+    enum STUNScan {
+        /// The header or an attribute length does not fit the datagram (or STUN's rules).
+        case malformed
+        /// Well formed, but not a Binding request (responses, indications, other methods).
+        case other
+        /// A Binding request and the ufrag half of its USERNAME (nil: no USERNAME, or no ':' in it).
+        case bindingRequest(ufrag: UnsafeRawBufferPointer?)
+    }
+
+    /// Walks the datagram in place: 20-byte header (top bits zero, magic cookie, length a multiple of 4
+    /// that matches the datagram exactly), then attributes (type, length, value padded to 4), each length
+    /// checked before it is used. No copy, no allocation.
+    static func scanSTUN(_ datagram: UnsafeRawBufferPointer) -> STUNScan {
+        let count = datagram.count
+        guard count >= 20, datagram[0] & 0xC0 == 0 else { return .malformed }
+        func u16(_ at: Int) -> Int { Int(datagram[at]) << 8 | Int(datagram[at + 1]) }
+        let type = u16(0)
+        let length = u16(2)
+        let cookie = UInt32(u16(4)) << 16 | UInt32(u16(6))
+        guard cookie == STUNMessage.magicCookie, length % 4 == 0, 20 + length == count else { return .malformed }
+        var ufrag: UnsafeRawBufferPointer?
+        var offset = 20
+        while offset < count {
+            guard count - offset >= 4 else { return .malformed }
+            let attribute = u16(offset)
+            let valueLength = u16(offset + 2)
+            let padded = (valueLength + 3) & ~3
+            guard count - offset - 4 >= padded else { return .malformed }
+            if attribute == 0x0006, ufrag == nil {
+                let value = UnsafeRawBufferPointer(rebasing: datagram[(offset + 4)..<(offset + 4 + valueLength)])
+                if let colon = value.firstIndex(of: UInt8(ascii: ":")) {
+                    ufrag = UnsafeRawBufferPointer(rebasing: value[..<colon])
+                }
+            }
+            offset += 4 + padded
         }
-        return callOfUfrag[String(username[..<colon])].map(Route.call) ?? .drop(.unknownUfrag)
+        guard type == 0x0001 else { return .other }
+        return .bindingRequest(ufrag: ufrag)
     }
 
     /// True when `datagram` is a STUN Binding success response (type 0x0101 and the magic cookie): the

@@ -136,6 +136,9 @@ public final class TransportMediaSession: BridgeMediaSession {
                     $0.packetsLost = UInt64(max(0, stats.inboundRtp.packetsLost))
                     $0.jitterSeconds = stats.inboundRtp.jitter
                     $0.concealedSeconds = Double(stats.inboundRtp.concealedSamples) / Double(sampleRate)
+                    $0.srtpAuthFailures = stats.srtp.authenticationFailures
+                    $0.srtpReplayFailures = stats.srtp.replayFailures
+                    $0.srtpOtherFailures = stats.srtp.otherFailures
                 }
                 try? await Task.sleep(for: .seconds(1))
             }

@@ -15,6 +15,7 @@ struct BridgeMetricsState: Sendable {
         endedMedia.packetsSent += media.packetsSent
         endedMedia.packetsLost += media.packetsLost
         endedMedia.concealedSeconds += media.concealedSeconds
+        foldMediaDrops(media)
     }
 
     /// The exposition text, given the active calls' current media stats.
@@ -65,6 +66,58 @@ struct BridgeMetricsState: Sendable {
         metric(
             "polyvoice_bridge_concealed_seconds_total", "counter", "Caller audio concealed by PLC/FEC.",
             [("", "\(concealed)")])
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+// MARK: - Dropped media (issue 19: floods on the shared media port, forged SRTP)
+
+extension BridgeMetricsState {
+    /// Ended calls' SRTP drops are kept in `endedMedia` like their other counters.
+    mutating func foldMediaDrops(_ media: BridgeMediaStats) {
+        endedMedia.srtpAuthFailures += media.srtpAuthFailures
+        endedMedia.srtpReplayFailures += media.srtpReplayFailures
+        endedMedia.srtpOtherFailures += media.srtpOtherFailures
+    }
+
+    /// What the shared media port dropped and why (nil: calls bind their own ports) and what the calls'
+    /// SRTP sessions refused, as exposition text following `render`'s.
+    func renderMediaDrops(active: [BridgeMediaStats], port: SharedMediaPortCounters?) -> String {
+        var auth = endedMedia.srtpAuthFailures
+        var replay = endedMedia.srtpReplayFailures
+        var other = endedMedia.srtpOtherFailures
+        for stats in active {
+            auth += stats.srtpAuthFailures
+            replay += stats.srtpReplayFailures
+            other += stats.srtpOtherFailures
+        }
+        var lines: [String] = []
+        func metric(_ name: String, _ help: String, _ samples: [(String, UInt64)]) {
+            lines.append("# HELP \(name) \(help)")
+            lines.append("# TYPE \(name) counter")
+            for (labels, value) in samples { lines.append("\(name)\(labels) \(value)") }
+        }
+        if let port {
+            metric(
+                "polyvoice_bridge_media_port_datagrams_delivered_total",
+                "Datagrams the shared media port routed to a call.", [("", port.delivered)])
+            metric(
+                "polyvoice_bridge_media_port_datagrams_dropped_total",
+                "Datagrams the shared media port dropped, by reason and by what they looked like (RFC 7983).",
+                [
+                    ("{reason=\"unknown_ufrag\",kind=\"stun\"}", port.droppedUnknownUfrag),
+                    ("{reason=\"malformed\",kind=\"stun\"}", port.droppedMalformed),
+                    ("{reason=\"unknown_source\",kind=\"stun\"}", port.unknownSourceSTUN),
+                    ("{reason=\"unknown_source\",kind=\"dtls\"}", port.unknownSourceDTLS),
+                    ("{reason=\"unknown_source\",kind=\"rtp\"}", port.unknownSourceRTP),
+                    ("{reason=\"unknown_source\",kind=\"rtcp\"}", port.unknownSourceRTCP),
+                    ("{reason=\"unknown_source\",kind=\"other\"}", port.unknownSourceOther),
+                ])
+        }
+        metric(
+            "polyvoice_bridge_srtp_packets_dropped_total",
+            "Inbound SRTP/SRTCP packets of calls that libsrtp refused, by reason.",
+            [("{reason=\"auth\"}", auth), ("{reason=\"replay\"}", replay), ("{reason=\"other\"}", other)])
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -32,7 +32,11 @@ extension Subcommand {
                                      (a WAV stream on standard input, read to its end first)
               --output DST           default (speaker), a device name or id, a WAV file, null (or
                                      /dev/null), or - (a WAV stream on standard output; the status
-                                     line and --json go to standard error instead)
+                                     line and --json go to standard error instead). If the file
+                                     cannot be written to the end (disk full), recording stops
+                                     there with an error on standard error (--json: an "error"
+                                     event), the file stays a valid WAV of what was written, the
+                                     call goes on, and polyvoice exits 5 when it ends
               --duration S           Hang up after S seconds connected
               --mute                 Start with the microphone muted
               --relay-only           Use only TURN relay paths (iceTransportPolicy "relay")
@@ -65,7 +69,13 @@ extension Subcommand {
               polyvoice call --bridge http://127.0.0.1:8080/ --token-file tok --input hello.wav \\
                   --output reply.wav --duration 10 --json
 
-            Exit codes: 0 ended normally, 2 usage, 3 auth, 4 network/timeout, 5 media/device.
+            If the bridge restarts or goes away mid-call, the call shows reconnecting; when the bridge no
+            longer knows the call (it refuses to resume the events socket) or the network does not come
+            back within 30 s, the call fails with that reason, devices and files are closed (a WAV output
+            is complete) and polyvoice exits 4.
+
+            Exit codes: 0 ended normally, 2 usage, 3 auth, 4 network/timeout, 5 media/device (also: the
+            --output file could not be written to the end).
             """,
         run: { arguments in try CallCommand.run(arguments) }
     )

@@ -36,6 +36,14 @@ final class TextCallReporter: CallReporter {
         if !quiet { emit("\(Self.clock(elapsed))  \(text)", live: false) }
     }
 
+    func outputFailed(_ message: String, elapsed: Duration) {
+        // On standard error, even when quiet: the recording the user asked for is incomplete.
+        if isTerminal { writeOut("\r\u{1B}[2K") }
+        printError(
+            "\(Self.clock(elapsed))  error: --output \(message); recording stopped (the file holds a valid WAV "
+                + "up to here), the call goes on")
+    }
+
     func summary(_ outcome: CallOutcome) {
         guard !quiet else { return }
         let lead = isTerminal && !quiet ? "\n" : ""
@@ -129,6 +137,7 @@ final class TextCallReporter: CallReporter {
             if underruns > 0 { figures.append("device underruns \(underruns)") }
             lines.append("  audio: " + figures.joined(separator: ", "))
         }
+        if let failure = audio.outputError { lines.append("  output incomplete: \(failure)") }
         return lines
     }
 }
@@ -221,6 +230,14 @@ final class JSONCallReporter: CallReporter {
         }
     }
 
+    /// The WAV output could not be written (`source` is "output"); the call goes on.
+    struct ErrorEvent: Encodable {
+        var type = "error"
+        var elapsed: Double
+        var source = "output"
+        var error: String
+    }
+
     struct WarningEvent: Encodable {
         var type = "warning"
         var elapsed: Double
@@ -245,6 +262,8 @@ final class JSONCallReporter: CallReporter {
         var playout: PlayoutFigures
         var audio: AudioFigures
         var candidatePair: CandidatePairStats?
+        /// Why the WAV output stopped early (disk full, …); nil when it was written to the end.
+        var outputError: String?
     }
 
     func state(_ state: CallState, elapsed: Duration) {
@@ -290,7 +309,11 @@ final class JSONCallReporter: CallReporter {
                 rttMs: stats.remoteInboundRtp.roundTripTime.map { $0 * 1000 },
                 concealedSamples: stats.inboundRtp.concealedSamples, mos: outcome.quality.mos,
                 playout: PlayoutFigures(stats.inboundRtp), audio: AudioFigures(outcome.audio),
-                candidatePair: stats.selectedCandidatePair))
+                candidatePair: stats.selectedCandidatePair, outputError: outcome.audio.outputError))
+    }
+
+    func outputFailed(_ message: String, elapsed: Duration) {
+        write(ErrorEvent(elapsed: elapsed.seconds, error: message))
     }
 
     private func write(_ value: some Encodable) {

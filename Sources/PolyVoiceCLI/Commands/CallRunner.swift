@@ -24,7 +24,11 @@ struct CallOutcome: Sendable {
     var quality: CallQuality
     var audio: CallAudioCounters
 
-    var exitCode: Int32 { Self.exitCode(for: finalState) }
+    /// 5 when the call ended normally but its WAV output could not be written to the end (disk full).
+    var exitCode: Int32 {
+        let code = Self.exitCode(for: finalState)
+        return code == ExitCode.ok && audio.outputError != nil ? ExitCode.media : code
+    }
 
     /// 0 ended, 2 configuration, 3 auth, 4 network/timeout, 5 media/device.
     static func exitCode(for state: CallState) -> Int32 {
@@ -43,6 +47,8 @@ protocol CallReporter: Sendable {
     func state(_ state: CallState, elapsed: Duration)
     func tick(_ snapshot: CallSnapshot)
     func warning(_ event: QualityWarningEvent, elapsed: Duration)
+    /// Writing the WAV output failed (once per call): recording stopped, the call goes on.
+    func outputFailed(_ message: String, elapsed: Duration)
     func summary(_ outcome: CallOutcome)
 }
 
@@ -108,9 +114,14 @@ enum CallRunner {
         var connectedSince: ContinuousClock.Instant?
         var inputEndedAt: ContinuousClock.Instant?
         var nextTick = clock.now + .seconds(1)
+        var outputFailureReported = false
         while !call.state.isTerminal {
             try? await Task.sleep(for: .milliseconds(50))
             if call.state == .connected, connectedSince == nil { connectedSince = clock.now }
+            if !outputFailureReported, let failure = call.audioCounters.outputError {
+                outputFailureReported = true
+                reporter.outputFailed(failure, elapsed: clock.now - started)
+            }
             if clock.now >= nextTick {
                 nextTick += .seconds(1)
                 let stats = await call.stats
@@ -130,6 +141,9 @@ enum CallRunner {
         }
         let connectedDuration = await states.value
         warnings.cancel()
+        if !outputFailureReported, let failure = call.audioCounters.outputError {
+            reporter.outputFailed(failure, elapsed: clock.now - started)  // failed in the call's last moments
+        }
         let outcome = CallOutcome(
             finalState: call.state, setupTime: await call.setupTime, connectedDuration: connectedDuration,
             stats: lastStats, quality: call.quality, audio: call.audioCounters)
