@@ -10,7 +10,7 @@ public func fuzzScenario(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do {
         let scenario = try ScenarioLoader.parse(bytes, file: file)
         precondition(!scenario.steps.isEmpty, "a scenario without steps parsed")
-        _ = ScenarioSupport.unsupported(scenario)
+        _ = ScenarioSupport.impairment(scenario.network, callSeed: scenario.seed, index: 1)
     } catch {
         precondition(error.file == file, "an error that does not name the file")
         _ = error.description
