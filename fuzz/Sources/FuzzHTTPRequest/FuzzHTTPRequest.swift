@@ -22,7 +22,8 @@ public func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let call = run {
         await path.respond(
             to: HTTPRequest(
-                method: "POST", path: "/api/v1/call", headers: ["authorization": "Bearer \(webToken)"],
+                method: "POST", path: "/api/v1/call",
+                headers: ["authorization": "Bearer \(webToken)", "content-length": "15"],
                 body: Array(#"{"mode":"echo"}"#.utf8), remoteAddress: "setup"))
     }
     guard let provisioned = try? MessageCoding.decode(ProvisionResponse.self, from: call.body),
@@ -55,7 +56,8 @@ func check(_ response: HTTPResponse, request: HTTPRequest) {
         }
         precondition(response.errorCode == body.error, "errorCode differs from the body's code")
     }
-    if response.status == 429 || response.status == 503 {
+    // Refusals the client is told to retry later say when (a 503 of unavailable media need not).
+    if response.status == 429 || response.errorCode == "at_capacity" {
         precondition(Int(response.headers["Retry-After"] ?? "") != nil, "\(response.status) without Retry-After")
     }
     if case .reject = RequestHeadPolicy.decide(headers: request.headers, maxBodyBytes: 2048) {
