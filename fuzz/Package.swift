@@ -16,6 +16,8 @@ let harnesses: [(name: String, products: [String])] = [
     ("FuzzSDP", ["PolyNet"]),
     ("FuzzTURN", ["PolyCore", "PolyNet"]),
     ("FuzzScenario", ["PolyConversation"]),
+    ("FuzzHTTPRequest", ["PolyCore", "PolySignaling", "PolyVoiceBridge"]),
+    ("FuzzEventsFrame", ["PolyCore", "PolySignaling"]),
 ]
 
 let package = Package(

@@ -46,7 +46,12 @@ public final class Bridge: Sendable {
             server = try HTTPServer(
                 configuration: .init(
                     host: configuration.host, port: configuration.port, maxBodyBytes: configuration.maxBodyBytes,
-                    capturedHeaders: ["x-call-token"]),
+                    capturedHeaders: ["x-call-token"], headerTimeout: configuration.requestHeadTimeout,
+                    bodyTimeout: configuration.requestBodyTimeout,
+                    webSocketPingInterval: configuration.eventsPingInterval,
+                    webSocketPongTimeout: configuration.eventsPongTimeout,
+                    maxQueuedWebSocketFrames: configuration.eventsMaxQueuedFrames,
+                    onRejected: BridgeRoutes.serverRejected(core)),
                 webSocket: EventsSocketHandlers.make(core), handler: BridgeRoutes.handler(core))
         } catch {
             mediaPort?.close()
@@ -89,6 +94,9 @@ public final class Bridge: Sendable {
     public func send(_ event: AgentEvent, toCall callID: String) {
         running.withLock { $0?.core }?.send(event.bridgeEvent, toCall: callID)
     }
+
+    /// The running core (nil when stopped), for tests.
+    var runningCore: BridgeCore? { running.withLock { $0?.core } }
 
     /// Prometheus text of `/metrics`.
     public var metricsText: String { running.withLock { $0?.core }?.metricsText() ?? "" }

@@ -46,6 +46,17 @@ public struct BridgeConfiguration: Sendable {
     public var clientKey: @Sendable (HTTPRequest) -> String
     /// TURN servers handed to every call in `iceServers`, with time-limited credentials (nil: none).
     public var turn: BridgeTURNServers?
+    /// Slow clients (docs/BRIDGE-LIMITS.md): a connection that has not sent its whole request head this long
+    /// after connecting is closed (whole seconds, at least 1).
+    public var requestHeadTimeout: Duration = .seconds(10)
+    /// A request body that has not fully arrived this long after its head is answered 408 and closed.
+    public var requestBodyTimeout: Duration = .seconds(10)
+    /// An events socket idle this long is pinged, and closed if it answers nothing within
+    /// `eventsPongTimeout` (a client that stopped reading). Whole seconds; zero turns the pings off.
+    public var eventsPingInterval: Duration = .seconds(10)
+    public var eventsPongTimeout: Duration = .seconds(10)
+    /// An events socket with more unsent events than this queued (its client is not reading) is dropped.
+    public var eventsMaxQueuedFrames: Int = 256
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, tokens: [String] = [], allowAnyToken: Bool = false,

@@ -137,6 +137,7 @@ final class BridgeCore: Sendable {
             case .found = authorize(id, token: frame.token)
         else {
             log.event(.info, "events.rejected", ["path": connection.path])
+            state.withLock { $0.metrics.rejectedByReason["events_auth_rejected", default: 0] += 1 }
             connection.close(code: WebSocketClose.policyViolation, reason: "auth required")
             return
         }
@@ -210,6 +211,9 @@ final class BridgeCore: Sendable {
         let silent = state.withLock { state -> [WebSocketConnection] in
             let expired = state.unauthenticated.values.filter { now - $0.opened >= timeout }.map(\.connection)
             for connection in expired { state.unauthenticated[connection.id] = nil }
+            if !expired.isEmpty {
+                state.metrics.rejectedByReason["events_auth_timeout", default: 0] += UInt64(expired.count)
+            }
             return expired
         }
         for connection in silent {

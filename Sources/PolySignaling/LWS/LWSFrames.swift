@@ -68,39 +68,57 @@ enum LWSFrames {
     /// Parses a peer's close payload (2-byte code, then UTF-8 reason); nil if it carried no code.
     static func parseClose(_ input: UnsafeMutableRawPointer?, length: Int) -> WebSocketClose? {
         guard let input, length >= 2 else { return nil }
-        var reader = ByteReader(Array(UnsafeRawBufferPointer(start: input, count: length)))
-        guard let code = try? reader.readUInt16(), let rest = try? reader.readBytes(reader.remaining) else {
-            return nil
-        }
-        let reason = String(decoding: rest, as: UTF8.self)
-        return WebSocketClose(code: Int(code), reason: reason)
+        return WebSocketClose(payload: Array(UnsafeRawBufferPointer(start: input, count: length)))
     }
 }
 
-/// Joins the fragments of one WebSocket message, up to a size limit.
-struct MessageAssembler {
-    let limit: Int
+extension WebSocketClose {
+    /// A close frame's payload (2-byte code, then UTF-8 reason); nil if it carries no code.
+    public init?(payload: [UInt8]) {
+        var reader = ByteReader(payload)
+        guard let code = try? reader.readUInt16(), let rest = try? reader.readBytes(reader.remaining) else {
+            return nil
+        }
+        self.init(code: Int(code), reason: String(decoding: rest, as: UTF8.self))
+    }
+}
+
+/// Joins the fragments of one WebSocket message, up to a size limit (sans-IO; `append(_:length:wsi:)` is the
+/// libwebsockets adapter).
+public struct MessageAssembler: Sendable {
+    public let limit: Int
     private var bytes: [UInt8] = []
 
-    init(limit: Int) { self.limit = limit }
+    public init(limit: Int) { self.limit = limit }
 
-    enum Outcome {
+    public enum Outcome: Equatable, Sendable {
         case incomplete
         case message(String)
         case tooBig
     }
 
-    /// Appends a received fragment; returns the message once its last fragment arrived.
-    mutating func append(_ input: UnsafeMutableRawPointer?, length: Int, wsi: OpaquePointer) -> Outcome {
-        if let input, length > 0 {
-            guard bytes.count + length <= limit else {
+    /// Appends a received fragment; returns the message once its last fragment (`final`) arrived.
+    /// Past `limit` bytes the partial message is discarded and `.tooBig` returned (the caller closes, 1009).
+    public mutating func append(_ fragment: UnsafeRawBufferPointer, final: Bool) -> Outcome {
+        if !fragment.isEmpty {
+            guard fragment.count <= limit - bytes.count else {
                 bytes = []
                 return .tooBig
             }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+            bytes.append(contentsOf: fragment)
         }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return .incomplete }
+        guard final else { return .incomplete }
         defer { bytes = [] }
         return .message(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Bytes of the message being assembled.
+    public var pendingBytes: Int { bytes.count }
+
+    /// Appends what lws delivered in a receive callback.
+    mutating func append(_ input: UnsafeMutableRawPointer?, length: Int, wsi: OpaquePointer) -> Outcome {
+        let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
+        guard let input, length > 0 else { return append(UnsafeRawBufferPointer(start: nil, count: 0), final: final) }
+        return append(UnsafeRawBufferPointer(start: input, count: length), final: final)
     }
 }

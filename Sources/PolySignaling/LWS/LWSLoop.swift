@@ -48,14 +48,17 @@ final class LWSLoop: @unchecked Sendable {
     private let alive = Mutex<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
     private let threadID = Mutex<pthread_t?>(nil)
+    /// Something lws reads through a pointer for the context's lifetime (freed only after `destroy`).
+    private let retained: (any Sendable)?
 
     /// Creates the context. `configure` fills in the rest of the creation info (port, TLS, options…).
     /// `tls` initialises OpenSSL for the context: it costs 100–200 ms here (lws loads the CA store),
     /// against under 1 ms without, so plain ws/http contexts go without.
     init(
-        protocolName name: String, target: any LWSCallbackTarget, tls: Bool,
+        protocolName name: String, target: any LWSCallbackTarget, tls: Bool, retaining: (any Sendable)? = nil,
         configure: (inout lws_context_creation_info) -> Void
     ) throws(SignalingError) {
+        retained = retaining
         pv_lws_silence_logs()
         protocolName = strdup(name)
         protocols = .allocate(capacity: 2)

@@ -40,14 +40,18 @@ public struct HTTPResponse: Sendable, Equatable {
     public var headers: [String: String]
     public var contentType: String
     public var body: [UInt8]
+    /// The `error` code of an `error(...)` response (for counting rejections by reason); not sent.
+    public var errorCode: String?
 
     public init(
-        status: Int, headers: [String: String] = [:], contentType: String = "application/json", body: [UInt8] = []
+        status: Int, headers: [String: String] = [:], contentType: String = "application/json", body: [UInt8] = [],
+        errorCode: String? = nil
     ) {
         self.status = status
         self.headers = headers
         self.contentType = contentType
         self.body = body
+        self.errorCode = errorCode
     }
 
     /// A JSON response with `value` encoded as the body.
@@ -61,7 +65,9 @@ public struct HTTPResponse: Sendable, Equatable {
     public static func error(
         _ status: Int, code: String, message: String? = nil, headers: [String: String] = [:]
     ) -> HTTPResponse {
-        json(ErrorBody(error: code, message: message), status: status, headers: headers)
+        var response = json(ErrorBody(error: code, message: message), status: status, headers: headers)
+        response.errorCode = code
+        return response
     }
 
     /// A plain-text response (e.g. Prometheus metrics).

@@ -1,5 +1,6 @@
 // The libwebsockets side of HTTPServer: request assembly, response writing, WebSocket frames.
 import CWebSockets
+import PolyCore
 import Synchronization
 
 /// Work handed to the service thread from other threads.
@@ -8,6 +9,8 @@ enum ServerCommand: Sendable {
     case send(key: Int, id: UInt64, text: String)
     case close(key: Int, id: UInt64, WebSocketClose)
     case drop(key: Int, id: UInt64)
+    /// Time to look at deadlines (posted by HTTPServer's timer).
+    case sweep
 }
 
 /// Receives the server context's callbacks. Fields marked "service thread" are touched only there.
@@ -24,7 +27,7 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
     private struct PendingRequest {
         var id: UInt64
         var request: HTTPRequest
-        var tooLarge = false
+        var refused = false
         var closeAfter = false
         var response: HTTPResponse?
         var headersSent = false
@@ -39,6 +42,7 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
         var localClose: WebSocketClose?
     }
     private var requests: [Int: PendingRequest] = [:]  // service thread
+    private var bodyDeadlines = DeadlineTable<Int>()  // service thread
     private var upgrades: [Int: (path: String, headers: [String: String], remote: String)] = [:]  // service thread
     private var sockets: [Int: Socket] = [:]  // service thread
 
@@ -69,7 +73,8 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
             guard let wsi else { return -1 }
             return beginRequest(wsi, key: key)
         case LWS_CALLBACK_HTTP_BODY:
-            appendBody(key: key, input: input, length: length)
+            guard let wsi else { return -1 }
+            appendBody(wsi, key: key, input: input, length: length)
             return 0
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
             guard let wsi else { return -1 }
@@ -80,6 +85,7 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
             return writeResponse(wsi, key: key)
         case LWS_CALLBACK_CLOSED_HTTP:
             requests[key] = nil
+            bodyDeadlines.clear(key)
             return 0
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             guard let wsi, let webSocket else { return 1 }
@@ -117,6 +123,7 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
         case LWS_CALLBACK_WSI_DESTROY:
             upgrades[key] = nil
             requests[key] = nil
+            bodyDeadlines.clear(key)
             return 0
         default:
             return lws_callback_http_dummy(wsi, reason, user, input, length)
@@ -133,44 +140,59 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
             method: method, path: path, query: query, headers: headers,
             remoteAddress: LWSRequestReader.peerAddress(wsi))
         var pending = PendingRequest(id: newID(), request: request)
-        let contentLength = headers["content-length"].flatMap { Int($0) } ?? 0
-        if contentLength > configuration.maxBodyBytes {
-            pending.tooLarge = true
-            // Far too large: answer now and close rather than read it all.
-            if contentLength > configuration.maxBodyBytes * 16 {
-                pending.closeAfter = true
-                pending.response = Self.tooLarge
-                requests[key] = pending
-                lws_callback_on_writable(wsi)
-                return 0
-            }
+        switch RequestHeadPolicy.decide(headers: headers, maxBodyBytes: configuration.maxBodyBytes) {
+        case .dispatch:
+            requests[key] = pending
+            dispatch(key: key)
+        case .readBody:
+            requests[key] = pending
+            bodyDeadlines.set(key, Instant.now() + configuration.bodyTimeout)
+        case .reject(let rejection):
+            // Answer now and close rather than read (or wait for) a body we would refuse.
+            pending.closeAfter = true
+            pending.response = RequestHeadPolicy.response(for: rejection, maxBodyBytes: configuration.maxBodyBytes)
+            requests[key] = pending
+            configuration.onRejected(rejection)
+            lws_callback_on_writable(wsi)
         }
-        requests[key] = pending
-        if contentLength == 0 { dispatch(key: key) }
         return 0
     }
 
-    private static let tooLarge = HTTPResponse.error(413, code: "body_too_large")
+    /// Refuses the request being received on `key` at once and closes the connection after the answer.
+    private func reject(_ wsi: OpaquePointer, key: Int, _ rejection: ServerRejection) {
+        guard requests[key] != nil, requests[key]?.response == nil else { return }
+        bodyDeadlines.clear(key)
+        requests[key]?.request.body = []
+        requests[key]?.refused = true
+        requests[key]?.closeAfter = true
+        requests[key]?.response = RequestHeadPolicy.response(for: rejection, maxBodyBytes: configuration.maxBodyBytes)
+        configuration.onRejected(rejection)
+        lws_callback_on_writable(wsi)
+    }
 
-    private func appendBody(key: Int, input: UnsafeMutableRawPointer?, length: Int) {
-        guard var pending = requests[key], !pending.tooLarge, pending.response == nil, let input else { return }
-        requests[key] = nil  // avoid copy-on-write of the body while appending
-        if pending.request.body.count + length > configuration.maxBodyBytes {
-            pending.tooLarge = true
-            pending.request.body = []
-        } else {
-            pending.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+    private func appendBody(_ wsi: OpaquePointer, key: Int, input: UnsafeMutableRawPointer?, length: Int) {
+        guard var pending = requests[key], !pending.refused, pending.response == nil, let input else { return }
+        guard pending.request.body.count + length <= configuration.maxBodyBytes else {
+            // More than announced (or than allowed): refuse now, read no further.
+            reject(wsi, key: key, .bodyTooLarge)
+            return
         }
+        requests[key] = nil  // avoid copy-on-write of the body while appending
+        pending.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
         requests[key] = pending
     }
 
     private func completeBody(_ wsi: OpaquePointer, key: Int) {
-        guard let pending = requests[key], pending.response == nil else { return }
-        if pending.tooLarge {
-            requests[key]?.response = Self.tooLarge
-            lws_callback_on_writable(wsi)
-        } else {
-            dispatch(key: key)
+        guard let pending = requests[key], pending.response == nil, !pending.refused else { return }
+        bodyDeadlines.clear(key)
+        dispatch(key: key)
+    }
+
+    /// Requests whose body is late are answered 408 and closed.
+    private func sweep() {
+        for key in bodyDeadlines.expired(at: Instant.now()) {
+            guard let wsi = OpaquePointer(bitPattern: key) else { continue }
+            reject(wsi, key: key, .bodyTimeout)
         }
     }
 
@@ -243,6 +265,15 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
                 lws_callback_on_writable(wsi)
             case .send(let key, let id, let text):
                 guard sockets[key]?.connection.id == id, let wsi = OpaquePointer(bitPattern: key) else { continue }
+                guard (sockets[key]?.outbox.count ?? 0) < configuration.maxQueuedWebSocketFrames else {
+                    // The peer is not reading: drop it rather than queue without bound.
+                    if sockets[key]?.dropRequested == false { configuration.onRejected(.webSocketSlowReader) }
+                    sockets[key]?.dropRequested = true
+                    // Not via a writable callback: a peer that does not read may never make the socket
+                    // writable again.
+                    lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+                    continue
+                }
                 sockets[key]?.outbox.append(text)
                 lws_callback_on_writable(wsi)
             case .close(let key, let id, let close):
@@ -253,6 +284,8 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
                 guard sockets[key]?.connection.id == id, let wsi = OpaquePointer(bitPattern: key) else { continue }
                 sockets[key]?.dropRequested = true
                 lws_callback_on_writable(wsi)
+            case .sweep:
+                sweep()
             }
         }
     }

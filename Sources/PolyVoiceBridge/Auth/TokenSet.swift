@@ -1,5 +1,6 @@
 // Web calling tokens the bridge accepts, compared in constant time.
 import Foundation
+import PolySignaling
 
 /// A set of accepted secrets. `contains` looks at every entry and every byte, so its timing does not
 /// reveal which token (or how much of one) matched.
@@ -24,16 +25,9 @@ public struct TokenSet: Sendable {
         return matched
     }
 
-    /// Byte equality whose time depends only on the lengths, not on where the first difference is.
+    /// Byte equality whose time depends only on the lengths (`SecretComparison`, PolySignaling).
     public static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        var difference = UInt64(truncatingIfNeeded: lhs.count ^ rhs.count)
-        let length = max(lhs.count, rhs.count)
-        for index in 0..<length {
-            let a = index < lhs.count ? lhs[index] : 0
-            let b = index < rhs.count ? rhs[index] : 0
-            difference |= UInt64(a ^ b)
-        }
-        return difference == 0
+        SecretComparison.constantTimeEquals(lhs, rhs)
     }
 
     /// Tokens from a token file (one per line; blank lines and `#` comments ignored) and/or an

@@ -21,8 +21,10 @@ enum BridgeRoutes {
         }
         router.add("POST", "/api/v1/call/{id}/sdp") { request in
             await perCall(core, request) { entry in
-                guard let body = try? MessageCoding.decode(ConnectRequest.self, from: request.body) else {
-                    return .error(400, code: "bad_json", message: "expected {\"sdp\":…,\"mid\":…}")
+                let body: ConnectRequest
+                switch decode(ConnectRequest.self, request.body, expected: #"{"sdp":…,"mid":…}"#) {
+                case .success(let decoded): body = decoded
+                case .failure(let response): return response
                 }
                 return await media(core, entry) { session async throws(BridgeMediaError) in
                     try await session.applyOffer(body.sdp, mid: body.mid)
@@ -31,8 +33,10 @@ enum BridgeRoutes {
         }
         router.add("POST", "/api/v1/call/{id}/sdp/ice-restart") { request in
             await perCall(core, request) { entry in
-                guard let body = try? MessageCoding.decode(SDPMessage.self, from: request.body) else {
-                    return .error(400, code: "bad_json", message: "expected {\"sdp\":…}")
+                let body: SDPMessage
+                switch decode(SDPMessage.self, request.body, expected: #"{"sdp":…}"#) {
+                case .success(let decoded): body = decoded
+                case .failure(let response): return response
                 }
                 guard entry.media != nil else {
                     return .error(409, code: "not_connected", message: "connect before an ICE restart")
@@ -44,8 +48,8 @@ enum BridgeRoutes {
         }
         router.add("POST", "/api/v1/call/{id}/sdp/pull") { request in
             await perCall(core, request) { entry in
-                guard (try? MessageCoding.decode(EmptyMessage.self, from: request.body)) != nil else {
-                    return .error(400, code: "bad_json", message: "expected {}")
+                if case .failure(let response) = decode(EmptyMessage.self, request.body, expected: "{}") {
+                    return response
                 }
                 guard let session = entry.media, session.stats.isConnected else {
                     return .error(409, code: "media_not_connected", message: "pull only after media is connected")
@@ -59,8 +63,10 @@ enum BridgeRoutes {
         }
         router.add("POST", "/api/v1/call/{id}/sdp/renegotiate") { request in
             await perCall(core, request) { entry in
-                guard let body = try? MessageCoding.decode(SDPMessage.self, from: request.body) else {
-                    return .error(400, code: "bad_json", message: "expected {\"sdp\":…}")
+                let body: SDPMessage
+                switch decode(SDPMessage.self, request.body, expected: #"{"sdp":…}"#) {
+                case .success(let decoded): body = decoded
+                case .failure(let response): return response
                 }
                 guard let session = entry.media, entry.pullPending else {
                     return .error(409, code: "no_pull", message: "no pull offer awaits an answer")
@@ -93,6 +99,7 @@ enum BridgeRoutes {
             }
             if response.status >= 400 {
                 core.countRejected(response.status)
+                countRejection(core, response.errorCode ?? "status_\(response.status)")
                 core.log.event(
                     .info, "http.rejected",
                     ["method": request.method, "path": request.path, "status": "\(response.status)"])
@@ -104,14 +111,50 @@ enum BridgeRoutes {
         }
     }
 
+    /// Counts a refusal by reason for `/metrics` (`polyvoice_bridge_rejections_total`).
+    static func countRejection(_ core: BridgeCore, _ reason: String) {
+        core.state.withLock { $0.metrics.rejectedByReason[reason, default: 0] += 1 }
+    }
+
+    /// What the HTTP server refused itself (before any route): counted by status and reason.
+    static func serverRejected(_ core: BridgeCore) -> @Sendable (ServerRejection) -> Void {
+        { rejection in
+            let status = RequestHeadPolicy.response(for: rejection, maxBodyBytes: 0).status
+            if rejection != .webSocketSlowReader { core.countRejected(status) }
+            countRejection(core, rejection.rawValue)
+            core.log.event(.info, "http.rejected", ["reason": rejection.rawValue, "status": "\(status)"])
+        }
+    }
+
+    /// A 400 naming what is wrong with a JSON body (field paths only, never values) and what was expected.
+    static func badJSON(_ error: MessageError, expected: String) -> HTTPResponse {
+        .error(400, code: "bad_json", message: "\(error); expected \(expected)")
+    }
+
+    enum Decoded<T> {
+        case success(T)
+        case failure(HTTPResponse)
+    }
+
+    /// Decodes a route's JSON body, or the 400 that says why it cannot be.
+    static func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8], expected: String) -> Decoded<T> {
+        do throws(MessageError) {
+            return .success(try MessageCoding.decode(T.self, from: body))
+        } catch {
+            return .failure(badJSON(error, expected: expected))
+        }
+    }
+
     private static func provision(_ core: BridgeCore, _ request: HTTPRequest) -> HTTPResponse {
         let header = request.header("authorization") ?? ""
         let bearer = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : nil
         guard let bearer, core.configuration.allowAnyToken || core.tokens.contains(bearer) else {
             return .error(401, code: "unauthorized", message: "missing or unknown web calling token")
         }
-        guard let body = try? MessageCoding.decode(ProvisionRequest.self, from: request.body) else {
-            return .error(400, code: "bad_json", message: "expected {\"mode\":\"voice-agent\"}")
+        let body: ProvisionRequest
+        switch decode(ProvisionRequest.self, request.body, expected: #"{"mode":"voice-agent"}"#) {
+        case .success(let decoded): body = decoded
+        case .failure(let response): return response
         }
         guard core.configuration.allowedModes.contains(body.mode) else {
             return .error(403, code: "mode_not_allowed", message: "mode not allowed on this bridge")

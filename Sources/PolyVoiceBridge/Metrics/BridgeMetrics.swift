@@ -7,6 +7,9 @@ struct BridgeMetricsState: Sendable {
     var rejected: [Int: UInt64] = [:]
     /// Media counters of calls that have ended.
     var endedMedia = BridgeMediaStats()
+    // HTTP / events-socket abuse (issue 19): refusals by reason (the error code), from the routes, the
+    // HTTP server itself (oversized, late or unframed bodies, WebSocket slow readers) and the events socket.
+    var rejectedByReason: [String: UInt64] = [:]
 
     mutating func callEnded(_ reason: CallEndReason, media: BridgeMediaStats?) {
         callsTotal[reason, default: 0] += 1
@@ -66,6 +69,11 @@ struct BridgeMetricsState: Sendable {
         metric(
             "polyvoice_bridge_concealed_seconds_total", "counter", "Caller audio concealed by PLC/FEC.",
             [("", "\(concealed)")])
+        // HTTP / events-socket abuse (issue 19).
+        metric(
+            "polyvoice_bridge_rejections_total", "counter",
+            "Requests and connections refused, by reason (the error code of the answer, or of the close).",
+            rejectedByReason.keys.sorted().map { ("{reason=\"\($0)\"}", "\(rejectedByReason[$0] ?? 0)") })
         return lines.joined(separator: "\n") + "\n"
     }
 }

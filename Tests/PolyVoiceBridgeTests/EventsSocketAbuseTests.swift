@@ -1,0 +1,177 @@
+// Events sockets that never authenticate or never read (issue 19): closed within the documented time,
+// while a well-behaved call's own events socket and requests carry on.
+import Foundation
+import PolyCore
+import PolySignaling
+import PolyVoiceTesting
+import Testing
+
+@testable import PolyVoiceBridge
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A raw WebSocket client that can authenticate and then stop reading (its receive buffer kept tiny, so
+/// the bridge's frames back up quickly).
+final class NonReadingWebSocket {
+    let fd: Int32
+
+    init(port: Int, path: String, authToken: String?) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var small: Int32 = 2048
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw RawHTTP.Failure.connect }
+        let request =
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        guard RawHTTP.send(fd, Array(request.utf8)) else { throw RawHTTP.Failure.closed }
+        // Read exactly the handshake response (byte by byte: nothing after it is consumed).
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {
+            guard recv(fd, &byte, 1, 0) == 1 else { throw RawHTTP.Failure.closed }
+            head.append(byte)
+        }
+        guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
+            throw RawHTTP.Failure.unexpected("no upgrade")
+        }
+        if let authToken { try sendText(#"{"type":"auth","token":"\#(authToken)"}"#) }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends one masked text frame (payload under 126 bytes).
+    func sendText(_ text: String) throws {
+        let payload = Array(text.utf8)
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        var frame: [UInt8] = [0x81, 0x80 | UInt8(payload.count)] + mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        guard RawHTTP.send(fd, frame) else { throw RawHTTP.Failure.closed }
+    }
+
+    /// Whether the bridge has closed the TCP connection (FIN or reset), seen without reading any frame.
+    var isClosedByPeer: Bool {
+        let readHangUp: Int16 = 0x2000  // POLLRDHUP
+        var poller = pollfd(fd: fd, events: readHangUp, revents: 0)
+        guard poll(&poller, 1, 0) >= 0 else { return true }
+        return poller.revents & (readHangUp | Int16(POLLHUP) | Int16(POLLERR)) != 0
+    }
+}
+
+@Suite(.serialized) struct EventsSocketAbuseTests {
+    @Test func socketsThatNeverAuthenticateAreClosedAtTheAuthTimeout() async throws {
+        let harness = try AbuseHarness { $0.eventsAuthTimeout = .seconds(1) }
+        let call = try WellBehavedCall(harness)
+        let path = call.call.creds.extra!.eventsUrl!
+        let started = ContinuousClock.now
+        let sockets = try (0..<20).map { _ in try RawWebSocket(port: harness.port, path: path) }
+        let codes = Locked<[Int?]>([])
+        let waited = Locked<[Duration]>([])
+        let shared = UncheckedBox(sockets)
+        onThreads(sockets.count, threads: sockets.count) { index in
+            let code = shared.value[index].readCloseCode()
+            codes.withLock { $0.append(code) }
+            waited.withLock { $0.append(ContinuousClock.now - started) }
+        }
+        #expect(codes.withLock { $0 } == Array(repeating: 1008, count: 20))
+        let slowest = waited.withLock { $0.max() ?? .zero }
+        // The documented bound: the auth timeout plus one reaper tick (and scheduling slack).
+        #expect(waited.withLock { $0.min() ?? .zero } >= .milliseconds(900))
+        #expect(slowest < .seconds(2))
+        #expect(harness.rejections("events_auth_timeout") == 20)
+        let latency = try call.probe()
+        harness.bridge.send(.unmute, toCall: call.call.callId)
+        #expect(await eventually { call.updates.events.contains(.unmute) })
+        #expect(call.isUndisturbed)
+        print(
+            "abuse.eventsNoAuth: 20 silent sockets closed 1008 after ≤ \(slowest) (timeout 1 s); call probe \(latency)")
+        withExtendedLifetime(sockets) {}
+        harness.bridge.stop()
+    }
+
+    @Test func authenticatedSocketThatNeverReadsIsClosedByThePingTimeout() async throws {
+        let harness = try AbuseHarness {
+            $0.eventsPingInterval = .seconds(1)
+            $0.eventsPongTimeout = .seconds(1)
+        }
+        let call = try WellBehavedCall(harness)
+        // A second call whose events socket authenticates, then never reads again.
+        let provision = try RawHTTP.exchange(
+            port: harness.port,
+            RawHTTP.request(
+                "POST", "/api/v1/call", headers: ["Authorization": "Bearer \(AbuseHarness.webToken)"],
+                body: #"{"mode":"echo"}"#))
+        let deaf = try MessageCoding.decode(ProvisionResponse.self, from: Array(provision.body.utf8))
+        let started = ContinuousClock.now
+        let socket = try NonReadingWebSocket(
+            port: harness.port, path: deaf.creds.extra!.eventsUrl!, authToken: deaf.creds.token!)
+        #expect(
+            await eventually {
+                harness.logLines.withLock {
+                    $0.contains { $0.contains("events.authenticated") && $0.contains(deaf.callId) }
+                }
+            })
+        let closed = await eventually(.seconds(5)) {
+            harness.logLines.withLock { $0.contains { $0.contains("events.closed") && $0.contains(deaf.callId) } }
+        }
+        let waited = ContinuousClock.now - started
+        #expect(closed)
+        // Pinged after 1 s idle, hung up 1 s later (lws checks once a second): between 2 and 4 s.
+        #expect(waited >= .seconds(1) && waited < .seconds(4))
+        #expect(await eventually { socket.isClosedByPeer })
+        // The well-behaved socket answered its pings and is still open.
+        let latency = try call.probe()
+        #expect(call.isUndisturbed)
+        print("abuse.eventsNeverReads (ping 1 s, pong 1 s): closed after \(waited); call probe \(latency)")
+        harness.bridge.stop()
+    }
+
+    @Test func socketThatNeverReadsWhileEventsPileUpIsDropped() async throws {
+        let harness = try AbuseHarness {
+            $0.eventsPingInterval = .zero  // only the queue bound can end it
+            $0.eventsMaxQueuedFrames = 64
+        }
+        let call = try WellBehavedCall(harness)
+        let provision = try RawHTTP.exchange(
+            port: harness.port,
+            RawHTTP.request(
+                "POST", "/api/v1/call", headers: ["Authorization": "Bearer \(AbuseHarness.webToken)"],
+                body: #"{"mode":"echo"}"#))
+        let deaf = try MessageCoding.decode(ProvisionResponse.self, from: Array(provision.body.utf8))
+        let socket = try NonReadingWebSocket(
+            port: harness.port, path: deaf.creds.extra!.eventsUrl!, authToken: deaf.creds.token!)
+        #expect(
+            await eventually {
+                harness.logLines.withLock {
+                    $0.contains { $0.contains("events.authenticated") && $0.contains(deaf.callId) }
+                }
+            })
+        let started = ContinuousClock.now
+        var sent = 0
+        while harness.rejections("websocket_slow_reader") == 0, sent < 2_000_000 {
+            for _ in 0..<1000 { harness.bridge.send(.bargeIn, toCall: deaf.callId) }
+            sent += 1000
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(harness.rejections("websocket_slow_reader") == 1)
+        #expect(await eventually { socket.isClosedByPeer })
+        let waited = ContinuousClock.now - started
+        harness.bridge.send(.unmute, toCall: call.call.callId)
+        #expect(await eventually { call.updates.events.contains(.unmute) })
+        #expect(call.isUndisturbed)
+        print("abuse.eventsQueueOverflow: dropped after \(sent) events in \(waited)")
+        harness.bridge.stop()
+    }
+}
