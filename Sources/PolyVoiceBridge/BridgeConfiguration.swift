@@ -46,6 +46,8 @@ public struct BridgeConfiguration: Sendable {
     public var clientKey: @Sendable (HTTPRequest) -> String
     /// TURN servers handed to every call in `iceServers`, with time-limited credentials (nil: none).
     public var turn: BridgeTURNServers?
+    /// The echo agent's media profile (`--agent-profile`): faithful echo by default.
+    public var agentProfile: EchoProfile = .faithful
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, tokens: [String] = [], allowAnyToken: Bool = false,
