@@ -119,6 +119,9 @@ let package = Package(
                 "PolySession", "PolyVoiceBridge", "PolySignaling", "PolyNet", "PolyMedia", "PolyAudio", "PolyCore",
             ],
             path: "Benchmarks/BridgeLoad"),
+        .executableTarget(
+            name: "SenderEval", dependencies: ["PolyAudio", "PolyCore"], path: "Benchmarks/SenderEval",
+            exclude: ["evaluate.py", "run.sh", "echo_aiortc.py"]),
         .systemLibrary(
             name: "CLibre", path: "Benchmarks/JitterEval/CLibre", pkgConfig: "libre", providers: [.apt(["libre-dev"])]),
         .executableTarget(name: "JbufHarness", dependencies: ["CLibre"], path: "Benchmarks/JitterEval/JbufHarness"),

@@ -55,6 +55,10 @@ run ConcealLoad .venv/bin/python Benchmarks/ConcealLoad/run.py --runs 3
 run MediaFlood bash Benchmarks/MediaFlood/run.sh
 # Issue 19: 1,000 callers that vanish without a goodbye, reaped at --media-timeout by a real bridge, 40 at a time.
 run Reaping bash Benchmarks/Reaping/run.sh
+# Issue 21: the sender's PESQ-WB table, the bridge echo's extra generation by mode, and the echo as aiortc hears it.
+run SenderEval bash Benchmarks/SenderEval/run.sh
+run SenderEcho bash Benchmarks/SenderEval/run.sh --echo --complexities 0,1,5,9 --bitrates 32000,48000,64000
+run EchoAiortc .venv/bin/python Benchmarks/SenderEval/echo_aiortc.py
 
 echo "end_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$LOGS/machine.txt"
 echo "end_loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$LOGS/machine.txt"

@@ -38,7 +38,31 @@ BENCHES = [
     ("ConcealLoad", "concurrent echo calls with busy processes: concealment with zero loss, round trip, PESQ-WB"),
     ("MediaFlood", "20 echo calls on the shared media port under a 20,000 datagram/s flood for 10 s: packets lost, drops counted by category vs sent"),
     ("Reaping", "callers that vanish (SIGSTOP) reaped at --media-timeout by a real bridge, in batches: fds and live calls back to baseline"),
+    ("SenderEval", "PESQ-WB of what the far end decodes against Opus bitrate, bandwidth and complexity, clean and "
+     "at 2/5/10 % loss with FEC (our OpusEncoder; docs/SENDER.md)"),
+    ("SenderEcho", "the bridge echo's extra Opus generation: PESQ-WB and encoder µs per frame by mode"),
+    ("EchoAiortc", "the reference bridge's echo as an aiortc caller hears it, clean path, PESQ-WB"),
 ]
+# Benchmarks whose log holds a Markdown table (lines starting with "|") to copy into the report, and the command.
+TABLES = {
+    "SenderEval": "bash Benchmarks/SenderEval/run.sh",
+    "SenderEcho": "bash Benchmarks/SenderEval/run.sh --echo --complexities 0,1,5,9 --bitrates 32000,48000,64000",
+    "EchoAiortc": ".venv/bin/python Benchmarks/SenderEval/echo_aiortc.py",
+}
+
+
+def log_table(logs, name):
+    """The Markdown table lines of a benchmark's log (and the line before them, its caption)."""
+    path = os.path.join(logs, f"{name}.log")
+    if not os.path.exists(path):
+        return []
+    with open(path) as handle:
+        lines = [line.rstrip("\n") for line in handle if not line.startswith("RESULT_JSON")]
+    first = next((i for i, line in enumerate(lines) if line.startswith("|")), None)
+    if first is None:
+        return []
+    caption = [lines[first - 1], ""] if first > 0 else []
+    return caption + [line for line in lines[first:] if line.startswith("|")]
 
 
 def read_machine(logs):
@@ -378,6 +402,8 @@ def main():
             lines += figures_table(result)
         if name == "JitterEval" and jitter:
             lines += [""] + jitter_table(jitter, seeds)
+        if name in TABLES:
+            lines += ["", f"Command: `{TABLES[name]}`", ""] + log_table(args.logs, name)
         if name == "BridgeLoad" and steps and "missing" in result:
             lines += ["", "From the table in BridgeLoad's log:", "", "| calls | bridge CPU ms per call-second |", "|---|---|"]
             lines += [f"| {calls} | {cpu} |" for calls, cpu in steps]

@@ -12,7 +12,7 @@ APT_PACKAGES=(
   libwebrtc-audio-processing-dev
   libyaml-dev libespeak-ng-dev zlib1g-dev
   pulseaudio pulseaudio-utils libasound2-plugins alsa-utils
-  espeak-ng sox python3-venv iproute2 tmux nftables openssl ca-certificates
+  espeak-ng flite sox python3-venv iproute2 tmux nftables openssl ca-certificates
   coturn
   # make package (scripts/package.sh, package-test.sh): a static Swift runtime links FoundationNetworking,
   # which needs libcurl's -lcurl; zsh checks the generated completion.

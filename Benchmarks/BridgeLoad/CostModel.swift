@@ -48,7 +48,7 @@ struct CostModel: Encodable {
         }
         func encode(
             complexity: Int, bandwidth: OpusBandwidth?, application: OpusApplication = .voip, fec: Bool = true,
-            lossPercent: Int = 0, rate: Int = rate
+            lossPercent: Int = 0, rate: Int = rate, bitrate: Int = CodecSettings().bitrate
         ) throws -> Double {
             let frameSamples = AgentAudio.frameSamples(atRate: rate)
             let tone = (0..<frameSamples * 50).map {
@@ -56,7 +56,8 @@ struct CostModel: Encodable {
             }
             let encoder = try OpusEncoder(
                 OpusEncoderSettings(
-                    sampleRate: rate, channels: 1, complexity: complexity, maxBandwidth: bandwidth, inbandFEC: fec,
+                    sampleRate: rate, channels: 1, bitrate: bitrate, complexity: complexity, maxBandwidth: bandwidth,
+                    inbandFEC: fec,
                     packetLossPercent: lossPercent, application: application))
             let packet = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1500)
             defer { packet.deallocate() }
@@ -75,7 +76,8 @@ struct CostModel: Encodable {
             complexity: 1, bandwidth: .wideband, lossPercent: CodecSettings().expectedLossPercent)
         let clean = CleanPathCoding.celtWideband
         let cleanPath = try encode(
-            complexity: clean.complexity, bandwidth: clean.maxBandwidth, application: clean.application, fec: false)
+            complexity: clean.complexity, bandwidth: clean.maxBandwidth, application: clean.application, fec: false,
+            bitrate: clean.bitrate ?? CodecSettings().bitrate)
         let client = try encode(complexity: 9, bandwidth: nil, rate: 48_000)
         let perCallSecond = 50.0 / Double(frames) * 1000
         let model = CostModel(

@@ -9,6 +9,7 @@ static inline int pv_opus_set_complexity(OpusEncoder *e, opus_int32 v) { return 
 static inline int pv_opus_set_max_bandwidth(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_MAX_BANDWIDTH(v)); }
 static inline int pv_opus_set_inband_fec(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_INBAND_FEC(v)); }
 static inline int pv_opus_set_packet_loss_perc(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_PACKET_LOSS_PERC(v)); }
+static inline int pv_opus_set_force_channels(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_FORCE_CHANNELS(v)); }
 static inline int pv_opus_set_dtx(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_DTX(v)); }
 static inline int pv_opus_set_signal(OpusEncoder *e, opus_int32 v) { return opus_encoder_ctl(e, OPUS_SET_SIGNAL(v)); }
 static inline int pv_opus_get_lookahead(OpusEncoder *e, opus_int32 *v) { return opus_encoder_ctl(e, OPUS_GET_LOOKAHEAD(v)); }

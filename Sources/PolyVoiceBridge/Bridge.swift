@@ -25,7 +25,9 @@ public final class Bridge: Sendable {
     public func start() throws(BridgeError) -> Int {
         guard !configuration.tokens.isEmpty || configuration.allowAnyToken else { throw .noTokens }
         let template: AgentTemplate
-        do { template = try AgentTemplate(configuration.agent) } catch { throw .agent(error) }
+        do { template = try AgentTemplate(configuration.agent, echoProfile: configuration.agentProfile) } catch {
+            throw .agent(error)
+        }
         var effective = configuration
         var mediaPort: SharedMediaPort?
         if let port = configuration.mediaPort {

@@ -57,6 +57,8 @@ public struct BridgeConfiguration: Sendable {
     public var eventsPongTimeout: Duration = .seconds(10)
     /// An events socket with more unsent events than this queued (its client is not reading) is dropped.
     public var eventsMaxQueuedFrames: Int = 256
+    /// The echo agent's media profile (`--agent-profile`): faithful echo by default.
+    public var agentProfile: EchoProfile = .faithful
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, tokens: [String] = [], allowAnyToken: Bool = false,

@@ -20,3 +20,20 @@ import Testing
         #expect(EchoAgent(delayMilliseconds: 20, mediaProfile: custom).mediaProfile == custom)
     }
 }
+
+@Suite struct EchoProfileTests {
+    @Test func faithfulIsTheDefaultAndEconomyCodesTheCleanPathCheaper() throws {
+        #expect(BridgeConfiguration().agentProfile == .faithful)
+        #expect(EchoProfile.faithful.mediaProfile == .server)
+        let faithful = try #require(AgentMediaProfile.server.cleanPathCoding?.bitrate)
+        let economy = try #require(AgentMediaProfile.economy.cleanPathCoding?.bitrate)
+        #expect(faithful == 64_000 && economy == 32_000)
+        #expect(AgentMediaProfile.economy.sampleRate == AgentMediaProfile.server.sampleRate)
+        // The template hands each echo call the chosen profile; other agents keep theirs.
+        for profile in EchoProfile.allCases {
+            let template = try AgentTemplate(.echo(delayMilliseconds: 0), echoProfile: profile)
+            #expect(template.makeAgent(callID: "c", recordDirectory: nil).mediaProfile == profile.mediaProfile)
+        }
+        #expect(EchoProfile(rawValue: "economy") == .economy && EchoProfile(rawValue: "cheap") == nil)
+    }
+}

@@ -101,6 +101,23 @@ public final class OpusEncoder: @unchecked Sendable {
         settings.inbandFEC = enabled
     }
 
+    /// Changes the widest band coded (nil: fullband, as the bitrate allows) from the next frame on.
+    public func setMaxBandwidth(_ bandwidth: OpusBandwidth?) {
+        let result = pv_opus_set_max_bandwidth(state, bandwidth?.rawValue ?? OPUS_BANDWIDTH_FULLBAND)
+        assert(result == OPUS_OK, "OPUS_SET_MAX_BANDWIDTH rejected a known bandwidth")
+        settings.maxBandwidth = bandwidth
+    }
+
+    /// A stereo encoder codes mono when `mono` (the far end asked for it); a mono encoder is mono anyway.
+    public func setForceMono(_ mono: Bool) {
+        let result = pv_opus_set_force_channels(state, mono ? 1 : OPUS_AUTO)
+        assert(result == OPUS_OK, "OPUS_SET_FORCE_CHANNELS rejected 1 or OPUS_AUTO")
+        forcesMono = mono
+    }
+
+    /// Whether `setForceMono(true)` is in force.
+    public private(set) var forcesMono = false
+
     /// Turns discontinuous transmission on or off.
     public func setDTX(_ enabled: Bool) {
         let result = pv_opus_set_dtx(state, enabled ? 1 : 0)

@@ -14,15 +14,21 @@ public struct CleanPathCoding: Sendable, Equatable {
     public var complexity: Int
     /// The widest band coded (nil: as the bitrate allows).
     public var maxBandwidth: OpusBandwidth?
+    /// Target bitrate in bit/s (nil: the main encoder's clean-path target); the far end's
+    /// `maxaveragebitrate` still caps it.
+    public var bitrate: Int?
 
-    public init(application: OpusApplication, complexity: Int, maxBandwidth: OpusBandwidth?) {
+    public init(application: OpusApplication, complexity: Int, maxBandwidth: OpusBandwidth?, bitrate: Int? = nil) {
         self.application = application
         self.complexity = complexity
         self.maxBandwidth = maxBandwidth
+        self.bitrate = bitrate
     }
 
-    /// CELT at complexity 0, wideband: about a fifth of the CPU of SILK wideband at complexity 1, at
-    /// about the same PESQ-WB on speech at 32 kbit/s (libopus 1.3.1 on the 2-core test machine).
+    /// CELT at complexity 0, wideband, 64 kbit/s: about a third of the CPU of SILK wideband at complexity 1.
+    /// CELT has no speech model, so it needs the bits: after a caller's own Opus generation (96 kbit/s
+    /// fullband) it scores 3.95 PESQ-WB on the hardest voice at 64 kbit/s against 2.80 at 32 kbit/s, for 38
+    /// instead of 29 µs per 20 ms frame (Benchmarks/SenderEval `--echo`, docs/SENDER.md).
     public static let celtWideband = CleanPathCoding(
-        application: .restrictedLowDelay, complexity: 0, maxBandwidth: .wideband)
+        application: .restrictedLowDelay, complexity: 0, maxBandwidth: .wideband, bitrate: 64_000)
 }

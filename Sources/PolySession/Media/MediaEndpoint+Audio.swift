@@ -41,7 +41,7 @@ extension MediaEndpoint {
     private func sendPayload(_ payload: UnsafeRawBufferPointer, at now: Instant) {
         guard srtp != nil, mediaPath != nil else { return }
         let encoded = payload.count
-        if configuration.codec.discontinuousTransmission,
+        if encoder.settings.dtx,
             OpusRTPPayload.isDiscontinuousTransmissionFrame(byteCount: encoded)
         {
             outgoing.skipFrame(samples: timestampIncrement)
@@ -186,8 +186,8 @@ extension MediaEndpoint {
     private func take(_ blocks: [RTCPReportBlock], at now: Instant) {
         for block in blocks where block.ssrc == outgoing.ssrc {
             remoteInbound.record(block, roundTripTime: block.roundTripTime(arrival: NTPTimestamp(instant: now)))
-            if lossHint.record(fractionLost: block.fractionLost), configuration.codec.forwardErrorCorrection {
-                try? encoder.setPacketLossPercent(lossHint.percent)
+            if lossHint.record(fractionLost: block.fractionLost), senderPolicy.forwardErrorCorrection {
+                lossHintChanged()
             }
         }
     }

@@ -38,6 +38,7 @@ extension MediaEndpoint {
         guard !lines.isEmpty else { throw .invalidDescription("the answer accepts no audio line") }
         offeredLines = nil
         adoptPayloadType(of: answer)
+        adoptRemoteFormat(of: answer)
         // DTMF goes as RFC 4733 events only if the bridge answered the format.
         telephoneEventPayloadType =
             configuration.telephoneEvents
@@ -106,6 +107,7 @@ extension MediaEndpoint {
             preferredSetup = establishedSetup
         }
         adoptPayloadType(of: offer)
+        adoptRemoteFormat(of: offer)
         if configuration.role == .bridge {
             telephoneEventPayloadType =
                 configuration.telephoneEvents

@@ -33,6 +33,8 @@ public final class MediaEndpoint {
     var rtcp: RTCPReportScheduler
     var remoteInbound = RemoteInboundRTPStats()
     var lossHint: LossHint
+    /// Bitrate, band, FEC and DTX from `configuration.codec`, the far end's fmtp and the loss hint.
+    var senderPolicy: SenderCodecPolicy
     var random: SeededRandom
     /// TURN allocations (client only), in `configuration.turnServers` order.
     var relays: [RelayAllocation] = []
@@ -116,13 +118,18 @@ public final class MediaEndpoint {
         iceConfiguration.stunServers = configuration.role == .client ? configuration.stunServers : []
         iceConfiguration.relayOnly = configuration.role == .client && configuration.relayOnly
         ice = ICEAgent(configuration: iceConfiguration)
+        let policy = SenderCodecPolicy(
+            codec: codec, localMaxBandwidth: configuration.encoderMaxBandwidth ?? codec.maxBandwidth)
+        senderPolicy = policy
+        let initialLoss = codec.forwardErrorCorrection ? codec.expectedLossPercent : 0
         do {
             let settings = OpusEncoderSettings(
                 sampleRate: codec.sampleRate, channels: codec.channels,
-                frameDuration: .milliseconds(Int64(codec.frameMilliseconds)), bitrate: codec.bitrate,
+                frameDuration: .milliseconds(Int64(codec.frameMilliseconds)),
+                bitrate: policy.bitrate(lossPercent: initialLoss),
                 vbr: codec.variableBitrate, complexity: configuration.encoderComplexity,
-                maxBandwidth: configuration.encoderMaxBandwidth, inbandFEC: codec.forwardErrorCorrection,
-                packetLossPercent: codec.forwardErrorCorrection ? codec.expectedLossPercent : 0,
+                maxBandwidth: policy.maxBandwidth, inbandFEC: codec.forwardErrorCorrection,
+                packetLossPercent: initialLoss,
                 dtx: codec.discontinuousTransmission)
             encoder = try OpusEncoder(settings)
             cleanPathEncoder = try configuration.cleanPathCoding.map { clean throws(OpusError) in
@@ -132,6 +139,7 @@ public final class MediaEndpoint {
                 cleanSettings.maxBandwidth = clean.maxBandwidth
                 cleanSettings.inbandFEC = false
                 cleanSettings.packetLossPercent = 0
+                cleanSettings.bitrate = policy.capped(clean.bitrate ?? policy.bitrate(lossPercent: 0))
                 return try OpusEncoder(cleanSettings)
             }
             var jitterConfiguration = configuration.jitterBuffer
@@ -157,7 +165,7 @@ public final class MediaEndpoint {
             minimumInterval: configuration.rtcpInterval, random: SeededRandom(seed: random.next()), start: .zero)
         lossHint = LossHint(
             cap: configuration.maximumLossHintPercent,
-            initial: codec.forwardErrorCorrection ? codec.expectedLossPercent : 0)
+            initial: initialLoss)
         self.random = random
         encodeBuffer = .allocate(capacity: 1500)
         encodeBuffer.initialize(repeating: 0)

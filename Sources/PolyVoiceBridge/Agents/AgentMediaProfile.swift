@@ -34,15 +34,40 @@ public struct AgentMediaProfile: Sendable, Equatable {
     /// audio is the point of the call (play, script) keep this.
     public static let standard = AgentMediaProfile(encoderComplexity: 9, timeStretch: true)
 
-    /// A server's profile for agents that send back what they got (echo): no playout time-stretch (the
-    /// echo's delay is the caller's delay anyway); while the caller reports no loss, CELT at complexity 0,
-    /// wideband (~20 µs per 20 ms frame); on a lossy path SILK with FEC at complexity 1, wideband (~75–100
-    /// µs, against 372 µs for the client's complexity 9 fullband). Measured on the 2-core test machine
-    /// (libopus 1.3.1, 48 kHz in, 32 kbps); PESQ-WB and STOI look at wideband only.
+    /// A server's profile for agents that send back what they got (echo): faithful echo (the caller hears its
+    /// audio after one more Opus generation, not a degraded one) at a server's cost. No playout time-stretch
+    /// (the echo's delay is the caller's delay anyway); while the caller reports no loss, CELT at complexity 0,
+    /// wideband, 64 kbit/s (`CleanPathCoding.celtWideband`, ~38 µs per 20 ms frame; 3.95 PESQ-WB on the hardest
+    /// voice after the caller's generation, where 32 kbit/s gave 2.80); on a lossy path SILK with FEC at
+    /// complexity 1, wideband, at the codec's bitrate raised while FEC is on (64 kbit/s: ~100 µs, 4.04).
+    /// Measured by Benchmarks/SenderEval `--echo` on the 2-core test machine (docs/SENDER.md).
     /// Both modes code wideband, so the audio is at 16 kHz: above 8 kHz nothing would reach the caller anyway,
-    /// and the decoder skips its resampling to 48 kHz (a SILK wideband frame: ~19 instead of ~33 µs; the CELT
-    /// encoder gains less, ~24 instead of ~26 µs, as it still analyses at 48 kHz).
+    /// and the decoder skips its resampling to 48 kHz.
     public static let server = AgentMediaProfile(
         encoderComplexity: 1, encoderMaxBandwidth: .wideband, timeStretch: false, cleanPathCoding: .celtWideband,
         sampleRate: 16_000)
+
+    /// The echo's clean-path coding before faithful echo (`--agent-profile economy`): as `.server`, but CELT at
+    /// 32 kbit/s (2.80 PESQ-WB on the hardest voice after the caller's generation, ~29 µs per frame instead of
+    /// ~38). The lossy path is the same.
+    public static let economy = AgentMediaProfile(
+        encoderComplexity: 1, encoderMaxBandwidth: .wideband, timeStretch: false,
+        cleanPathCoding: CleanPathCoding(
+            application: .restrictedLowDelay, complexity: 0, maxBandwidth: .wideband, bitrate: 32_000),
+        sampleRate: 16_000)
+}
+
+/// Which media profile the echo agent uses (`polyvoice bridge --agent-profile`).
+public enum EchoProfile: String, Sendable, Equatable, CaseIterable {
+    /// Faithful echo: one extra Opus generation at full quality (`AgentMediaProfile.server`).
+    case faithful
+    /// The cheaper coding of earlier releases (`AgentMediaProfile.economy`).
+    case economy
+
+    public var mediaProfile: AgentMediaProfile {
+        switch self {
+        case .faithful: .server
+        case .economy: .economy
+        }
+    }
 }

@@ -55,11 +55,14 @@ public enum AgentError: Error, Equatable, Sendable, CustomStringConvertible {
 /// An agent spec with its audio loaded once (at bridge start), making one agent per call.
 public struct AgentTemplate: Sendable {
     public let spec: AgentSpec
+    /// The echo agent's media profile.
+    public let echoProfile: EchoProfile
     private let audio: [(name: String, samples: [Int16])]
 
     /// Loads the files the spec names (as 48 kHz mono). Throws if they are missing or unreadable.
-    public init(_ spec: AgentSpec) throws(AgentError) {
+    public init(_ spec: AgentSpec, echoProfile: EchoProfile = .faithful) throws(AgentError) {
         self.spec = spec
+        self.echoProfile = echoProfile
         switch spec {
         case .echo: audio = []
         case .play(let file, _):
@@ -83,7 +86,8 @@ public struct AgentTemplate: Sendable {
     public func makeAgent(callID: String, recordDirectory: URL?) -> any BridgeAgent {
         let recorder = recordDirectory.map { CallRecorder(directory: $0, callID: callID) }
         switch spec {
-        case .echo(let ms): return EchoAgent(delayMilliseconds: ms, recorder: recorder)
+        case .echo(let ms):
+            return EchoAgent(delayMilliseconds: ms, recorder: recorder, mediaProfile: echoProfile.mediaProfile)
         case .play(_, let loop): return PlayAgent(samples: audio[0].samples, loop: loop, recorder: recorder)
         case .script(_, let timing):
             return ScriptAgent(

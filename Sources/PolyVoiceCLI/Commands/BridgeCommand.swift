@@ -26,6 +26,8 @@ extension Subcommand {
               --port N               Port (default 8080; 0 picks a free port)
               --agent SPEC           echo (default), echo:MS (delayed echo), play:FILE (play a WAV once),
                                      loop:FILE (play it looped), script:DIR (turn-taking with DIR/1.wav, 2.wav…)
+              --agent-profile P      echo's coding: faithful (default: CELT 64 kbit/s on a clean path) or
+                                     economy (CELT 32 kbit/s: cheaper, a degraded echo)
               --reply-latency MS     script: answer MS after the end of the caller's last voiced frame as heard
                                      (300-60000; default: when the VAD ends the turn, 300 ms after it)
               --yield-ms MS|never    script: talk on MS after the caller starts talking over a prompt, then stop
@@ -61,7 +63,8 @@ extension Subcommand {
 
 private enum BridgeCommand {
     static let valued: Set<String> = [
-        "host", "port", "agent", "reply-latency", "yield-ms", "token-file", "advertise", "media-port", "max-calls",
+        "host", "port", "agent", "agent-profile", "reply-latency", "yield-ms", "token-file", "advertise", "media-port",
+        "max-calls",
         "record", "log-format", "resume-grace", "media-timeout", "rate", "turn", "turn-secret-file", "turn-lifetime",
     ]
     static let flagNames: Set<String> = ["allow-any-token", "verbose", "false-yield"]
@@ -112,6 +115,12 @@ private enum BridgeCommand {
                 resumeGrace: .milliseconds(Int64((try parsed.double("resume-grace", in: 0...3600) ?? 10) * 1000)),
                 mediaTimeout: .milliseconds(Int64((try parsed.double("media-timeout", in: 1...3600) ?? 15) * 1000))),
             log: BridgeLog(format: format, level: parsed.flag("verbose") ? .debug : .info))
+        if let profile = parsed.string("agent-profile") {
+            guard let choice = EchoProfile(rawValue: profile) else {
+                throw UsageError("--agent-profile must be faithful or economy, not '\(profile)'")
+            }
+            configuration.agentProfile = choice
+        }
         configuration.turn = try Self.turnServers(parsed)
         // Media sockets bind the host's address (a wildcard host binds them on loopback: use --advertise).
         configuration.media = .transport(localIP: configuration.mediaIP)

@@ -88,7 +88,8 @@ struct ConfigurationTests {
         let options = VoiceOptions()
         #expect(options.codec.sampleRate == 48_000 && options.codec.channels == 1)
         #expect(options.codec.frameMilliseconds == 20 && options.codec.samplesPerFrame == 960)
-        #expect(options.codec.bitrate == 32_000 && options.codec.variableBitrate)
+        #expect(
+            options.codec.bitrate == 48_000 && options.codec.variableBitrate && options.codec.maxBandwidth == .wideband)
         #expect(options.codec.forwardErrorCorrection && !options.codec.discontinuousTransmission)
         #expect(options.reconnectTimeout == .seconds(30) && options.connectTimeout == .seconds(30))
         #expect(field { try options.validate() } == nil)

@@ -1,0 +1,59 @@
+// The sender's policy on live endpoints in virtual time: the far end's fmtp applied from the offer, and the
+// bitrate following the RTCP-driven loss hint (up while FEC spends bits, back down on a clean path).
+import Foundation
+import PolyAudio
+import PolyCore
+import PolyNet
+import Testing
+
+@testable import PolySession
+
+extension MediaSuites {
+    @Suite("MediaEndpoint sender policy")
+    struct MediaEndpointSenderTests {
+        @Test("the offer's fmtp caps the bridge's bitrate and band, turns FEC off and DTX on")
+        func offerFormatIsHonoured() throws {
+            let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 5))
+            call.scheduler.run(until: call.scheduler.now + .seconds(1)) { call.client.has(.gatheringComplete) }
+            #expect(call.bridge.endpoint.encoderBitrate == 64_000)  // FEC planned for 10 % until a report
+            #expect(call.bridge.endpoint.encoderMaxBandwidth == .wideband && call.bridge.endpoint.encoderUsesFEC)
+            let offer = try call.client.endpoint.createOffer(at: call.scheduler.now)
+                .replacingOccurrences(
+                    of: "a=fmtp:111 minptime=10;useinbandfec=1",
+                    with: "a=fmtp:111 minptime=10;useinbandfec=0;usedtx=1;maxaveragebitrate=20000;"
+                        + "maxplaybackrate=8000;sprop-maxcapturerate=16000")
+            _ = try call.bridge.endpoint.applyOffer(offer, at: call.scheduler.now)
+            #expect(call.bridge.endpoint.encoderBitrate == 20_000)
+            #expect(call.bridge.endpoint.encoderMaxBandwidth == .narrowband)
+            #expect(!call.bridge.endpoint.encoderUsesFEC && call.bridge.endpoint.encoderLossPercent == 0)
+            #expect(call.bridge.endpoint.encoderUsesDTX)
+            // The client's own encoder is untouched by its own offer.
+            #expect(call.client.endpoint.encoderBitrate == 64_000 && !call.client.endpoint.encoderUsesDTX)
+        }
+
+        @Test("the bitrate rises while reports show loss and comes back on a clean path; adaptiveBitrate off keeps it")
+        func bitrateFollowsTheLossHint() throws {
+            func run(_ codec: CodecSettings) throws -> (clean: Int, lossy: Int, recovered: Int) {
+                let speech = try Signals.speech()
+                let call = try MediaCall(signal: speech + speech + speech, clientCodec: codec)
+                try call.connect()
+                call.run(for: .seconds(3))
+                let clean = call.client.endpoint.encoderBitrate
+                call.network.setImpairment(
+                    LinkImpairment(loss: .uniform(0.05), delay: .milliseconds(20)), between: call.clientHost,
+                    and: call.bridgeHost)
+                call.run(for: .seconds(6))
+                #expect(call.client.endpoint.encoderLossPercent >= 1)
+                let lossy = call.client.endpoint.encoderBitrate
+                call.network.setImpairment(LinkImpairment(), between: call.clientHost, and: call.bridgeHost)
+                call.run(for: .seconds(12))
+                #expect(call.client.endpoint.encoderLossPercent == 0)
+                return (clean, lossy, call.client.endpoint.encoderBitrate)
+            }
+            let adaptive = try run(CodecSettings())
+            #expect(adaptive.clean == 48_000 && adaptive.lossy == 64_000 && adaptive.recovered == 48_000)
+            let pinned = try run(CodecSettings(bitrate: 40_000, adaptiveBitrate: false))
+            #expect(pinned.clean == 40_000 && pinned.lossy == 40_000 && pinned.recovered == 40_000)
+        }
+    }
+}
