@@ -13,7 +13,9 @@ extension MediaEndpoint {
         let input = isMuted ? UnsafeBufferPointer(silence) : frame
         // A DTMF event replaces the frame's packet; an in-band digit comes back mixed into a copy.
         guard let pcm = applyDTMF(to: input, at: now) else { return }
-        guard let encoded = try? frameEncoder().encode(pcm, into: encodeBuffer), encoded > 0 else { return }
+        let encoder = frameEncoder()
+        if sendSilenceIfPossible(pcm, encoder: encoder, at: now) { return }
+        guard let encoded = try? encoder.encode(pcm, into: encodeBuffer), encoded > 0 else { return }
         sendPayload(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: encodeBuffer[0..<encoded])), at: now)
     }
 
@@ -38,7 +40,7 @@ extension MediaEndpoint {
     }
 
     /// RTP header + payload, protected and queued (DTX frames only advance the timestamp).
-    private func sendPayload(_ payload: UnsafeRawBufferPointer, at now: Instant) {
+    func sendPayload(_ payload: UnsafeRawBufferPointer, at now: Instant) {
         guard srtp != nil, mediaPath != nil else { return }
         let encoded = payload.count
         if encoder.settings.dtx,

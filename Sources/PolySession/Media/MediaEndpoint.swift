@@ -26,6 +26,9 @@ public final class MediaEndpoint {
     let cleanPathEncoder: OpusEncoder?
     /// Whether the last frame was coded by `cleanPathEncoder`.
     var codingCleanPath = false
+    /// Digital silence coded once by each encoder from its reset state, and how many silent frames in a row
+    /// were just sent (see MediaEndpoint+Silence.swift).
+    var silencePackets = SilencePackets()
     var jitter: JitterBuffer<OpusDecoder>
     var outgoing: RTPOutgoingStream
     var receiveStatistics = RTPReceiveStatistics()
@@ -178,6 +181,8 @@ public final class MediaEndpoint {
             slot.reserveCapacity(1600)
             return slot
         }
+        silencePackets = SilencePackets(
+            encoder: encoder, cleanPathEncoder: cleanPathEncoder, frameSamples: frameSamples)
     }
 
     deinit {
