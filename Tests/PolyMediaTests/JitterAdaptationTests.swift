@@ -40,8 +40,9 @@ import Testing
         let before = run.targetMs[395]
         #expect(run.statistics.latePackets >= 5)
         #expect(run.statistics.lateRewinds == 0)
-        #expect(run.targetMs[420 + 200] <= before + 10)
-        #expect(run.targetMs[1150] <= before + 10)
+        // Only the FEC hold after a loss (under a packet) is added, nothing near the spike's 200 ms.
+        #expect(run.targetMs[420 + 200] <= before + 20)
+        #expect(run.targetMs[1150] <= before + 20)
     }
 
     @Test func recurringSpikesRaiseTheTargetAtTheSecond() {
