@@ -32,7 +32,7 @@ BENCHES = [
     ("RelayPacketBench", "client CPU per packet direct vs through a TURN/UDP channel (coturn), and the ChannelData framing alone"),
     ("JitterBench", "jitter buffer playout CPU per 20 ms frame vs an Opus decode of the same packets"),
     ("CallBench", "call setup, mouth-to-ear through echo, PESQ-WB of echoed speech: our PolyCall vs aiortc"),
-    ("JitterEval", "jitter buffer on seeded traces vs fixed 60 ms, baresip jbuf and aiortc"),
+    ("JitterEval", "jitter buffer on 12 seeded trace families (held-out seeds) vs fixed 40/60/120 ms, an oracle, baresip jbuf and aiortc"),
     ("BridgeLoad", "concurrent echo calls on the reference bridge, CPU per call"),
     ("ConversationLoad", "concurrent scripted calls of one polyvoice test process, latency vs the agent's"),
     ("ConcealLoad", "concurrent echo calls with busy processes: concealment with zero loss, round trip, PESQ-WB"),
@@ -300,15 +300,16 @@ def plot_callbench(result, out):
 def plot_jitter(scores, out):
     profiles = list(dict.fromkeys(p for p, _ in scores))
     buffers = list(dict.fromkeys(b for _, b in scores))
-    columns = 3
+    columns = 4
     rows = (len(profiles) + columns - 1) // columns
-    fig, axes = plt.subplots(rows, columns, figsize=(11, 3.4 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, columns, figsize=(14, 3.4 * rows), squeeze=False)
+    styles = {"ours": dict(marker="*", s=140, color="tab:red"), "oracle": dict(marker="D", s=50, color="black")}
     for index, profile in enumerate(profiles):
         ax = axes[index // columns][index % columns]
         for buffer in buffers:
             value = scores.get((profile, buffer))
             if value:
-                ax.scatter(value["delay"], value["pesq"], label=buffer, s=40)
+                ax.scatter(value["delay"], value["pesq"], label=buffer, **styles.get(buffer, dict(s=40)))
                 ax.annotate(buffer, (value["delay"], value["pesq"]), fontsize=7, xytext=(3, 3), textcoords="offset points")
         ax.set_title(profile)
         ax.set_xlabel("mean buffer delay, ms")

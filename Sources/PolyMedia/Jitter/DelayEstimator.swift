@@ -1,11 +1,14 @@
 // Target delay from the distribution of relative packet arrival delay (NetEq's idea, our implementation).
 //
-// Each packet's transit delay is measured against the fastest packet of the last two seconds. Two decaying
+// Each packet's transit delay is measured against the fastest packet of the last ten seconds. Two decaying
 // histograms of that relative delay are kept: a long one (≈30 s memory) for the steady state and a short one
 // (≈1 s memory) so the target grows within a second when jitter rises; the target is the larger of their high
-// quantiles. Because the long histogram forgets slowly, the target shrinks slowly. Isolated delay peaks (well above
-// the steady state, fewer than three per second) enter both histograms at the steady-state value: raising the
-// target for rare spikes costs delay and stretching all the time to save a little concealment now and then.
+// quantiles. Because the long histogram forgets slowly, the target shrinks slowly. Truly isolated delay spikes enter
+// both histograms at the steady-state value: packets well above it (40 ms) that arrive as one burst (a stall released
+// its queue; within 60 ms of the first) with no other peak in the 15 s before. Raising the target for a rare spike
+// costs delay and stretching all the time to save a little concealment once. A peak that lasts (delay wander, a
+// route change) or recurs (Wi-Fi scans every few seconds) is jitter and counts as measured; `LateLossMonitor` applies
+// the same rule to the packets the buffer actually lost late.
 // Forgetting multiplies a whole histogram by a factor per packet; it is applied lazily (see `DecayingHistogram`),
 // so a packet costs one bin update and two quantile look-ups (which re-add only the running sums the update changed)
 // instead of a pass over 1000 bins.
@@ -14,21 +17,25 @@
 struct DelayEstimator {
     static let binMilliseconds = 2.0
     static let binCount = 500  // up to 1 s of relative delay
-    static let minimumWindowMilliseconds = 2000.0
+    /// The fastest packet of this window is the reference: long enough that delay wander and route changes of a
+    /// few seconds show as relative delay (a deep enough fixed buffer plays them all), short enough to follow a
+    /// lasting change of path.
+    static let minimumWindowMilliseconds = 10_000.0
 
     private var longHistogram = DecayingHistogram(binCount: binCount)
     private var shortHistogram = DecayingHistogram(binCount: binCount)
     /// A packet this far (ms) above the long-term requirement is a delay peak.
     static let peakMarginMilliseconds = 40.0
-    /// Peaks (arrival bursts counted once) needed within one second before they count as jitter.
-    static let peaksForJitter = 3
     private let longForget = 0.9993
     private let shortForget = 0.98
     private let longQuantile = 0.97
     private let shortQuantile = 0.90
     private var longRequired = 0.0
-    /// Arrival times (ms) of recent delay peaks, oldest first; at most a few per second are kept.
-    private var peakTimes: [Double] = []
+    /// The current (or last) peak episode: when its first and latest peak packets arrived, and when the one before
+    /// it ended (ms).
+    private var peakEpisodeStart = -Double.infinity
+    private var lastPeak = -Double.infinity
+    private var previousPeakEnd = -Double.infinity
     /// Monotonic deque of (arrival ms, transit ms) giving the minimum transit over the window.
     private var window: [(time: Double, transit: Double)] = []
     private var windowHead = 0
@@ -37,8 +44,7 @@ struct DelayEstimator {
     private(set) var requiredMilliseconds = 0.0
 
     init() {
-        window.reserveCapacity(512)
-        peakTimes.reserveCapacity(Self.peaksForJitter)
+        window.reserveCapacity(2048)  // 10 s of packets at 10 ms, plus the compaction slack
     }
 
     /// Records one packet: it arrived at `arrivalMs` and carries media time `mediaMs` (both on any fixed origin).
@@ -71,16 +77,21 @@ struct DelayEstimator {
             longRequired, Double(shortHistogram.quantileBin(shortQuantile) + 1) * Self.binMilliseconds)
     }
 
-    /// Whether a packet's relative delay is a peak far above the steady state that is not part of frequent
-    /// peaks; a burst of packets released together (arrivals within 30 ms) counts as one peak.
+    /// Whether a packet's relative delay is a peak far above the steady state that belongs to an isolated spike:
+    /// its episode (peak packets less than 100 ms apart) arrived as one burst and followed no other within 15 s.
     private mutating func isIsolatedPeak(relative: Double, arrivalMs: Double) -> Bool {
         guard packetsSeen > 50, relative > longRequired + Self.peakMarginMilliseconds else { return false }
-        while let first = peakTimes.first, first < arrivalMs - 1000 { peakTimes.removeFirst() }
-        if peakTimes.last.map({ arrivalMs - $0 > 30 }) ?? true, peakTimes.count < Self.peaksForJitter {
-            peakTimes.append(arrivalMs)
+        if arrivalMs - lastPeak > LateLossMonitor.episodeGapMilliseconds {
+            previousPeakEnd = lastPeak
+            peakEpisodeStart = arrivalMs
         }
-        return peakTimes.count < Self.peaksForJitter
+        lastPeak = arrivalMs
+        let burst = arrivalMs - peakEpisodeStart < LateLossMonitor.burstMilliseconds
+        return burst && peakEpisodeStart - previousPeakEnd >= LateLossMonitor.spikeMemoryMilliseconds
     }
+
+    /// The reference transit (ms): the least `arrivalMs - mediaMs` of the window, nil before the first packet.
+    var referenceTransitMilliseconds: Double? { window.count > windowHead ? window[windowHead].transit : nil }
 
     /// Forgets the minimum-transit reference (new stream or clock); the histograms keep the network's history.
     mutating func resetReference() {

@@ -24,6 +24,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     public private(set) var lastOperation: PlayoutOperation = .silence
 
     private var estimator = DelayEstimator()
+    private var lateLoss = LateLossMonitor()
     private var store: PacketStore
     private var queue: SampleQueue
     private let history = ScratchBuffer(count: 960)
@@ -136,14 +137,20 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         estimator.update(
             arrivalMs: arrival.milliseconds, mediaMs: Double(timestamp) * 1000 / Double(configuration.sampleRate))
 
-        let tooOld =
-            (discardBefore.map { timestamp < $0 } ?? false) || (decodedEnd.map { timestamp < $0 } ?? false)
+        let flushed = discardBefore.map { timestamp < $0 } ?? false
+        var tooOld =
+            flushed || (decodedEnd.map { timestamp < $0 } ?? false)
             || (mode == .playing && timestamp + Int64(packetSamples) <= playPosition)
         let index = store.insertionIndex(timestamp)
         let duplicate = index < store.count && store[index].timestamp == timestamp
+        // Arrived after playout passed its start, and not decoded before (that would be a duplicate): late.
+        let late =
+            !flushed && !duplicate && mode == .playing && timestamp < playPosition
+            && (decodedEnd.map { timestamp >= $0 } ?? true)
+        if late, lateArrivalRaisesTarget(timestamp) { tooOld = false }
         guard !tooOld, !duplicate else {
             statistics.packetsDiscarded += 1
-            if tooOld, !(discardBefore.map { timestamp < $0 } ?? false) { noteLateArrival() }
+            if tooOld, !flushed { noteLateArrival() }
             return
         }
         store.insert(timestamp: timestamp, arrival: arrival, marker: marker, payload: payload, at: index)
@@ -178,7 +185,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         }
         burstSamples += output.count
         if mode == .playing {
-            filteredLevel += 0.05 * (Double(levelSamples) - filteredLevel)
+            filteredLevel += 0.05 * (Double(playoutDelaySamples) - filteredLevel)
         }
         var steps = 0
         while queue.count < output.count && steps < 32 {
@@ -207,7 +214,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
                 mode = .playing
                 playPosition = first.timestamp
                 stalled = 0
-                filteredLevel = Double(limits.samples(nanoseconds: targetNanoseconds))
+                filteredLevel = Double(playoutDelaySamples)
                 return produce()
             }
             appendSilence(configuration.frameSamples)
@@ -315,7 +322,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         if concealing {
             TimeStretcher.merge(history: UnsafeBufferPointer(history.samples), into: block, fade: 240)
             endConcealment()
-            filteredLevel = Double(levelSamples)  // the level fell while concealing, not because it is low
+            filteredLevel = Double(playoutDelaySamples)  // concealing moved the delay at once, not slowly
             operation = .merge
             appendOutput(UnsafeBufferPointer(block))
         } else {
@@ -347,7 +354,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let tooLow = filteredLevel < low
         guard tooHigh || tooLow else { return (block.count, .normal) }
         // Changing the delay inside a pause is nearly free, inside speech it is heard (and PESQ sees a warped
-        // utterance): speech is compressed only when the level is well above target, pauses whenever it is above.
+        // utterance): speech is compressed only when the delay is well above target, pauses whenever it is above.
         // Below target, late packets are at stake, so the buffer grows at once. Decided before the pitch search,
         // which is the costliest step of playout.
         let margin = Double(limits.samples(milliseconds: 15))
@@ -384,6 +391,24 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let held =
             configuration.maximumStretchRatio == 0 || recent(headroomSince, within: limits.underflowHoldNanoseconds)
         return held ? headroomSamples : 0
+    }
+
+    /// A packet arrived after playout passed its start (all of it is lost, or the part already concealed). Tells the
+    /// late-loss monitor how late (how much more delay would have played it); when that raised the target (not an
+    /// isolated spike), playout steps back to the packet (nothing after it was decoded yet): the delay grows by its
+    /// lateness at once instead of losing every packet until stretching has caught up (after a delay step up, all
+    /// of them arrive that late).
+    private mutating func lateArrivalRaisesTarget(_ timestamp: Int64) -> Bool {
+        statistics.latePackets += 1
+        let latenessSamples = playPosition - timestamp
+        let lateness = Double(latenessSamples) * 1000 / Double(configuration.sampleRate)
+        let raised = lateLoss.lateArrival(
+            atMs: now.milliseconds, latenessMs: lateness, targetMs: Double(targetNanoseconds) / 1e6)
+        guard raised, latenessSamples <= limits.outageSamples else { return false }
+        playPosition = timestamp
+        stalled = 0
+        statistics.lateRewinds += 1
+        return true
     }
 
     /// A packet arrived after its slot was played (concealed or recovered from FEC): it was reordered or delayed,
@@ -496,6 +521,19 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         return queue.count + Int(max(0, newestEnd - playPosition))
     }
 
+    /// How far (samples) playout runs behind the fastest possible arrival: when the next sample to decode will
+    /// play, less its send time plus the reference (least) transit. A packet is in time if its relative delay is
+    /// below this, so this is what the target is compared with. Unlike the buffered level it does not move when the
+    /// network delay wanders inside the target (a fixed buffer's delay does not either), only when playout stretches,
+    /// skips or waits. The buffered level until a reference exists.
+    private var playoutDelaySamples: Int {
+        guard mode == .playing, let reference = estimator.referenceTransitMilliseconds else { return levelSamples }
+        let rate = Double(configuration.sampleRate)
+        let playsAtMs = now.milliseconds + Double(queue.count) * 1000 / rate
+        let sentMs = Double(playPosition) * 1000 / rate
+        return Int((playsAtMs - sentMs - reference) * rate / 1000)
+    }
+
     private var frameMilliseconds: Double {
         Double(configuration.frameSamples) * 1000 / Double(configuration.sampleRate)
     }
@@ -514,6 +552,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
                 ? max(configuration.fecHoldFraction, configuration.reorderHoldFraction) : configuration.fecHoldFraction
             ms += max(packetMilliseconds * fraction, packetMilliseconds - estimator.requiredMilliseconds)
         }
+        ms = max(ms, lateLoss.floorMilliseconds(atMs: now.milliseconds))
         let bounded = min(max(ms, limits.minimumDelayMilliseconds), limits.maximumDelayMilliseconds)
         return Int64(bounded * 1000) * 1000  // whole microseconds
     }

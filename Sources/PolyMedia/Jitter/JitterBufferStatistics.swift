@@ -32,6 +32,10 @@ public struct JitterBufferStatistics: Sendable, Equatable {
     public var totalInterruptionDuration: Double = 0
     /// Times the buffer was flushed (overflow or `flush()`).
     public var bufferFlushes: UInt64 = 0
+    /// Packets that arrived after playout had passed them (not a W3C field): discarded, or played after a rewind.
+    public var latePackets: UInt64 = 0
+    /// Late packets that raised the target and were played by stepping playout back to them (not a W3C field).
+    public var lateRewinds: UInt64 = 0
 
     public init() {}
 

@@ -109,7 +109,7 @@ private func jitterJSON(_ s: JitterBufferStatistics, lossRate: Double) -> String
         ("totalSamplesReceived", s.totalSamplesReceived), ("fecPacketsReceived", s.fecPacketsReceived),
         ("fecPacketsRecovered", s.fecPacketsRecovered), ("packetsDiscarded", s.packetsDiscarded),
         ("interruptionCount", s.interruptionCount), ("totalInterruptionDuration", s.totalInterruptionDuration),
-        ("bufferFlushes", s.bufferFlushes),
+        ("bufferFlushes", s.bufferFlushes), ("latePackets", s.latePackets), ("lateRewinds", s.lateRewinds),
     ]
     let body = fields.map { name, value in
         let text = (value as? Double).map { String(format: "%.6g", $0) } ?? "\(value)"

@@ -15,10 +15,35 @@ public enum TraceProfile: String, CaseIterable, Sendable {
     case congested
     /// Light jitter and a 2 s outage in the middle.
     case outage
+    /// Queueing delay wandering as an AR(1) process with a time constant of seconds (`NetworkMechanisms.wander`).
+    case wander
+    /// Delay steps up and down as the route changes every few seconds.
+    case route
+    /// Wi-Fi background scans: 50–200 ms stalls every few seconds, then burst delivery.
+    case wifiscan
+    /// Bufferbloat: delay ramps to 200–400 ms while an upload runs, then drains.
+    case bufferbloat
+    /// Cellular handovers: a short break, then a burst (or loss), and a new cell's delay.
+    case handover
+    /// Wander and route changes with Gilbert–Elliott burst loss and random loss.
+    case mixed
+
+    /// The families generated from a network mechanism (beyond the original six i.i.d. profiles).
+    public static let mechanisms: [TraceProfile] = [.wander, .route, .wifiscan, .bufferbloat, .handover, .mixed]
 
     /// A trace of `packets` 20 ms packets.
     public func generate(packets: Int, seed: UInt64) -> ArrivalTrace {
         var random = SeededRandom(seed: seed ^ UInt64(truncatingIfNeeded: rawValue.hashValueStable))
+        switch self {
+        case .wander: return NetworkMechanisms.trace(NetworkMechanisms.wander(packets: packets, random: &random))
+        case .route: return NetworkMechanisms.trace(NetworkMechanisms.route(packets: packets, random: &random))
+        case .wifiscan: return NetworkMechanisms.trace(NetworkMechanisms.wifiScan(packets: packets, random: &random))
+        case .bufferbloat:
+            return NetworkMechanisms.trace(NetworkMechanisms.bufferbloat(packets: packets, random: &random))
+        case .handover: return NetworkMechanisms.trace(NetworkMechanisms.handover(packets: packets, random: &random))
+        case .mixed: return NetworkMechanisms.trace(NetworkMechanisms.mixed(packets: packets, random: &random))
+        default: break
+        }
         let base = 40.0
         var entries: [ArrivalTrace.Entry] = []
         var spikeUntil = -1.0
@@ -54,6 +79,8 @@ public enum TraceProfile: String, CaseIterable, Sendable {
                 delay += random.unit() * 10
                 let middle = Double(packets) * 10
                 lost = send >= middle - 1000 && send < middle + 1000
+            case .wander, .route, .wifiscan, .bufferbloat, .handover, .mixed:
+                break  // generated above
             }
             entries.append(.init(sequence: k, sendMs: send, arrivalMs: lost ? nil : send + delay))
         }

@@ -1,0 +1,60 @@
+// The jitter buffer's feedback from what it actually lost: packets that arrived after their playout time.
+//
+// The delay histograms predict the delay the buffer needs; late arrivals show when that prediction was too low.
+// Each late packet says by how much (its lateness: how much later playout would have had to run to play it). Late
+// arrivals close together form one episode. An episode raises a floor under the target to the target in force plus
+// that lateness plus a margin, at once, unless it is an isolated spike: all of its late packets arrived in one burst
+// (a stall that released its queue together) and no other episode came within `spikeMemory`. Slow delay wander and
+// route changes make packets late one after another, so their episodes last and raise the floor within 60 ms of
+// late arrivals; recurring spikes (Wi-Fi scans, handovers) raise it at the second one. The floor is held for
+// `hold` after the last raise, then falls by `decayPerSecond`: up quickly, down slowly.
+
+/// Raises a floor under the target delay when packets arrive too late to be played; sans-IO (time passed in).
+struct LateLossMonitor {
+    /// Late arrivals closer than this (ms) belong to one episode.
+    static let episodeGapMilliseconds = 100.0
+    /// An episode whose late arrivals span less than this (ms) arrived as one burst: the release of a stall.
+    static let burstMilliseconds = 60.0
+    /// A late episode within this (ms) of the previous one shows the spikes recur: no longer isolated.
+    static let spikeMemoryMilliseconds = 15_000.0
+    /// Delay added on top of the lateness seen (ms): the next late packet is rarely exactly as late.
+    static let marginMilliseconds = 10.0
+    /// The floor stays this long (ms) after it was last raised, then decays.
+    static let holdMilliseconds = 8000.0
+    /// How fast the floor falls after the hold, ms per second.
+    static let decayPerSecond = 10.0
+
+    private var floor = 0.0
+    private var raisedAt = -Double.infinity
+    private var episodeStart = -Double.infinity
+    private var lastLate = -Double.infinity
+    private var previousEpisodeEnd = -Double.infinity
+    /// Late packets seen in total, and how many of them raised the floor.
+    private(set) var lateArrivals = 0
+    private(set) var raises = 0
+
+    /// Notes a packet that arrived at `nowMs`, `latenessMs` after the last moment it could still have been played,
+    /// while the target was `targetMs`. Returns whether the floor was raised (the loss was not an isolated spike).
+    mutating func lateArrival(atMs nowMs: Double, latenessMs: Double, targetMs: Double) -> Bool {
+        lateArrivals += 1
+        if nowMs - lastLate > Self.episodeGapMilliseconds {
+            previousEpisodeEnd = lastLate
+            episodeStart = nowMs
+        }
+        lastLate = nowMs
+        let lasting = nowMs - episodeStart >= Self.burstMilliseconds
+        let recurring = episodeStart - previousEpisodeEnd < Self.spikeMemoryMilliseconds
+        guard lasting || recurring else { return false }
+        floor = max(floorMilliseconds(atMs: nowMs), targetMs + max(0, latenessMs) + Self.marginMilliseconds)
+        raisedAt = nowMs
+        raises += 1
+        return true
+    }
+
+    /// The floor under the target delay at `nowMs` (0 when no late loss asked for one).
+    func floorMilliseconds(atMs nowMs: Double) -> Double {
+        let decaying = nowMs - raisedAt - Self.holdMilliseconds
+        guard decaying > 0 else { return floor }
+        return max(0, floor - decaying / 1000 * Self.decayPerSecond)
+    }
+}

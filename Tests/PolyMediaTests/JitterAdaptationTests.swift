@@ -1,0 +1,130 @@
+// Virtual-time tests of how the jitter buffer's target follows what it measures: late losses raise it within a
+// second or two, it falls slowly, isolated spikes are ridden out, and delay wander is played without late losses.
+import PolyCore
+import Testing
+
+@testable import PolyMedia
+
+@Suite struct JitterAdaptationTests {
+    /// Packets every 20 ms with one-way delay `delay(k)` plus 0–4 ms of jitter.
+    private func trace(count: Int, seed: UInt64 = 9, delay: (Int) -> Double) -> [TracePacket] {
+        var random = SeededRandom(seed: seed)
+        return (0..<count).map { k in TracePacket(index: k, arrivalMs: Double(k) * 20 + delay(k) + random.unit() * 4) }
+    }
+
+    @Test func delayStepUpRaisesTargetWithinTwoSecondsAndLateLossesStop() {
+        // 30 ms for 4 s, then 110 ms: without a raise every packet after the step would arrive too late.
+        let packets = trace(count: 600) { $0 < 200 ? 30 : 110 }
+        var lateAtSix: UInt64 = 0
+        var concealedAtSix: UInt64 = 0
+        let run = runTrace(packets, durationMs: 12_000) { pull, buffer in
+            if pull == 600 {
+                lateAtSix = buffer.statistics.latePackets
+                concealedAtSix = buffer.statistics.concealedSamples
+            }
+        }
+        let before = run.targetMs[395]
+        #expect(before < 40)
+        #expect(run.targetMs[400 + 200] >= before + 70)  // 2 s after the step
+        #expect(run.statistics.latePackets == lateAtSix)  // none from 6 s on
+        #expect(run.statistics.concealedSamples == concealedAtSix)
+        #expect(run.statistics.lateRewinds >= 1)
+        // The step cost at most its own size in concealment (plus the detection), not an outage.
+        #expect(concealedAtSix <= 160 * 48)
+    }
+
+    @Test func isolatedSpikeDoesNotRaiseTheTarget() {
+        // One 200 ms stall at 4 s: packets 200..<210 leave together when it ends.
+        let packets = trace(count: 600) { k in (200..<210).contains(k) ? Double(210 - k) * 20 + 30 : 30 }
+        let run = runTrace(packets, durationMs: 12_000)
+        let before = run.targetMs[395]
+        #expect(run.statistics.latePackets >= 5)
+        #expect(run.statistics.lateRewinds == 0)
+        // Only the FEC hold after a loss (under a packet) is added, nothing near the spike's 200 ms.
+        #expect(run.targetMs[420 + 200] <= before + 20)
+        #expect(run.targetMs[1150] <= before + 20)
+    }
+
+    @Test func recurringSpikesRaiseTheTargetAtTheSecond() {
+        // A 120 ms stall every 3 s (Wi-Fi scans): the first is ridden out, the second raises the target, the later
+        // ones are played in full.
+        let stalls = [100, 250, 400, 550]
+        let packets = trace(count: 700) { k in
+            for start in stalls where (start..<(start + 6)).contains(k) { return Double(start + 6 - k) * 20 + 30 }
+            return 30
+        }
+        var lateAfterSecond: UInt64 = 0
+        let run = runTrace(packets, durationMs: 14_000) { pull, buffer in
+            if pull == 5300 / 10 { lateAfterSecond = buffer.statistics.latePackets }
+        }
+        #expect(run.targetMs[95 * 2] < 40)
+        #expect(run.targetMs[270 * 2] >= 100)
+        #expect(run.statistics.latePackets == lateAfterSecond)  // the third and fourth stalls lost nothing
+    }
+
+    @Test func targetFallsSlowlyAfterAStepDown() {
+        // 110 ms from 2 s to 6 s, 30 ms before and after.
+        let packets = trace(count: 1000) { (100..<300).contains($0) ? 110 : 30 }
+        let run = runTrace(packets, durationMs: 20_000)
+        let raised = run.targetMs[590]
+        #expect(raised >= 90)
+        #expect(run.targetMs[600 + 300] >= raised - 5)  // 3 s after the step down: held
+        #expect(run.targetMs[600 + 1200] >= raised - 60)  // 12 s after: at most ~10 ms/s after the hold
+        // The playout delay follows the target down without losing packets: nothing was late after the step down.
+        #expect(run.statistics.concealedSamples <= 160 * 48)
+    }
+
+    @Test func delayWanderDoesNotCauseRepeatedLateLosses() {
+        // AR(1) queueing delay with a time constant of seconds (the `wander` trace family, 60 s).
+        let generated = TraceProfile.wander.generate(packets: 3000, seed: 4)
+        let packets = generated.entries.map { TracePacket(index: $0.sequence, arrivalMs: $0.arrivalMs) }
+        var lateAtTen: UInt64 = 0
+        let run = runTrace(packets, durationMs: 60_500) { pull, buffer in
+            if pull == 1000 { lateAtTen = buffer.statistics.latePackets }
+        }
+        #expect(run.statistics.latePackets - lateAtTen <= 3)
+        // Concealment beyond the trace's own losses (1 %) stays small.
+        let lost = packets.filter { $0.arrivalMs == nil }.count
+        #expect(run.statistics.concealedSamples <= UInt64(lost * 960 + 10 * 480))
+    }
+}
+
+@Suite struct LateLossMonitorTests {
+    @Test func oneBurstOfLatePacketsIsAnIsolatedSpike() {
+        var monitor = LateLossMonitor()
+        for i in 0..<5 {
+            let raised = monitor.lateArrival(atMs: 1000 + Double(i) * 0.2, latenessMs: 80, targetMs: 30)
+            #expect(!raised)
+        }
+        #expect(monitor.floorMilliseconds(atMs: 1100) == 0)
+    }
+
+    @Test func aSecondEpisodeWithinTheMemoryRaisesTheFloorByItsLateness() {
+        var monitor = LateLossMonitor()
+        _ = monitor.lateArrival(atMs: 1000, latenessMs: 80, targetMs: 30)
+        let second = monitor.lateArrival(atMs: 4000, latenessMs: 50, targetMs: 30)
+        #expect(second)
+        #expect(monitor.floorMilliseconds(atMs: 4000) == 30 + 50 + LateLossMonitor.marginMilliseconds)
+        // 20 s later the episode before is outside the memory: isolated again.
+        let third = monitor.lateArrival(atMs: 24_000, latenessMs: 50, targetMs: 30)
+        #expect(!third)
+    }
+
+    @Test func lateArrivalsOneAfterAnotherRaiseWithinSixtyMilliseconds() {
+        var monitor = LateLossMonitor()
+        let raised = (0..<6).map { monitor.lateArrival(atMs: 1000 + Double($0) * 20, latenessMs: 40, targetMs: 20) }
+        #expect(raised == [false, false, false, true, true, true])
+    }
+
+    @Test func theFloorIsHeldThenFallsSlowly() {
+        var monitor = LateLossMonitor()
+        _ = monitor.lateArrival(atMs: 0, latenessMs: 100, targetMs: 20)
+        _ = monitor.lateArrival(atMs: 60, latenessMs: 100, targetMs: 20)
+        let floor = monitor.floorMilliseconds(atMs: 60)
+        #expect(floor == 130)
+        #expect(monitor.floorMilliseconds(atMs: 60 + LateLossMonitor.holdMilliseconds) == floor)
+        let later = monitor.floorMilliseconds(atMs: 60 + LateLossMonitor.holdMilliseconds + 5000)
+        #expect(abs(later - (floor - 5 * LateLossMonitor.decayPerSecond)) < 1e-9)
+        #expect(monitor.floorMilliseconds(atMs: 1_000_000) == 0)
+    }
+}
