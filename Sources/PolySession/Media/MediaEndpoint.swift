@@ -26,9 +26,6 @@ public final class MediaEndpoint {
     let cleanPathEncoder: OpusEncoder?
     /// Whether the last frame was coded by `cleanPathEncoder`.
     var codingCleanPath = false
-    /// Digital silence coded once by each encoder from its reset state, and how many silent frames in a row
-    /// were just sent (see MediaEndpoint+Silence.swift).
-    var silencePackets = SilencePackets()
     var jitter: JitterBuffer<OpusDecoder>
     var outgoing: RTPOutgoingStream
     var receiveStatistics = RTPReceiveStatistics()
@@ -96,6 +93,9 @@ public final class MediaEndpoint {
     /// Where an outgoing frame gets its in-band DTMF tone mixed in (the caller's frame is read-only).
     let toneFrame: UnsafeMutableBufferPointer<Int16>
     var transmitRingIndex = 0
+    /// Digital silence coded once by each encoder from its reset state, and how many silent frames in a row
+    /// were just sent (see MediaEndpoint+Silence.swift).
+    var silencePackets = SilencePackets()
 
     /// Creates the endpoint; nothing happens until `.localAddresses` arrives.
     public init(configuration: MediaEndpointConfiguration) throws(MediaEndpointError) {
