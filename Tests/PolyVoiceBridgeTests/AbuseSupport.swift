@@ -145,9 +145,16 @@ enum RawHTTP {
 
     /// Connects to 127.0.0.1:`port` (blocking, with receive/send timeouts), from the loopback address
     /// `source` if given (another client as far as the bridge's per-address limits go).
-    static func connect(port: Int, from source: String? = nil, timeout: Duration = .seconds(5)) throws -> Int32 {
+    /// `receiveBuffer` sets SO_RCVBUF before connecting (a small one makes a client that stops reading
+    /// back the server's writes up quickly).
+    static func connect(
+        port: Int, from source: String? = nil, timeout: Duration = .seconds(5), receiveBuffer: Int32? = nil
+    ) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure.connect }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         if let source {
             var local = sockaddr_in()
             local.sin_family = sa_family_t(AF_INET)
@@ -180,6 +187,13 @@ enum RawHTTP {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
         return fd
+    }
+
+    /// A WebSocket upgrade request for `path` (a fixed key: the tests do not check the accept header).
+    static func webSocketUpgrade(path: String, port: Int) -> [UInt8] {
+        Array(
+            ("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
     }
 
     static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

@@ -18,28 +18,11 @@ final class NonReadingWebSocket {
     let fd: Int32
 
     init(port: Int, path: String, authToken: String?) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var small: Int32 = 2048
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw RawHTTP.Failure.connect }
-        let request =
-            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        guard RawHTTP.send(fd, Array(request.utf8)) else { throw RawHTTP.Failure.closed }
+        fd = try RawHTTP.connect(port: port, receiveBuffer: 2048)
+        guard RawHTTP.send(fd, RawHTTP.webSocketUpgrade(path: path, port: port)) else { throw RawHTTP.Failure.closed }
         // Read exactly the handshake response (byte by byte: nothing after it is consumed).
         var head: [UInt8] = []
         var byte: UInt8 = 0
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {
             guard recv(fd, &byte, 1, 0) == 1 else { throw RawHTTP.Failure.closed }
             head.append(byte)
