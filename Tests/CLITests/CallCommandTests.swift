@@ -9,9 +9,10 @@ final class BridgeProcess {
     let port: Int
     static let token = "cli-test-token-7d3e91"
 
-    init(agent: String = "echo", extraArguments: [String] = []) throws {
+    /// On `port` (0: a free one).
+    init(agent: String = "echo", extraArguments: [String] = [], port: Int = 0) throws {
         process.executableURL = polyvoiceBinary()
-        process.arguments = ["bridge", "--port", "0", "--agent", agent] + extraArguments
+        process.arguments = ["bridge", "--port", "\(port)", "--agent", agent] + extraArguments
         process.environment = ["POLYVOICE_BRIDGE_TOKEN": Self.token]
         let out = Pipe()
         process.standardOutput = out

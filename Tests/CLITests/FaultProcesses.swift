@@ -9,25 +9,12 @@ import Testing
 
 /// A `polyvoice bridge` child on `port` (0: a free one) that can be killed with SIGKILL (no goodbye).
 final class KillableBridge {
-    let process = Process()
-    let port: Int
+    private let bridge: BridgeProcess
+    var process: Process { bridge.process }
+    var port: Int { bridge.port }
 
     init(port: Int = 0, arguments: [String] = []) throws {
-        process.executableURL = polyvoiceBinary()
-        process.arguments = ["bridge", "--port", "\(port)", "--agent", "echo"] + arguments
-        process.environment = ["POLYVOICE_BRIDGE_TOKEN": BridgeProcess.token]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = firstLine(of: out)
-        guard let range = text.range(of: "127.0.0.1:"),
-            let bound = Int(text[range.upperBound...].prefix { $0.isNumber })
-        else {
-            process.terminate()
-            throw BridgeStartError(output: text)
-        }
-        self.port = bound
+        bridge = try BridgeProcess(extraArguments: arguments, port: port)
     }
 
     var pid: Int32 { process.processIdentifier }
