@@ -37,6 +37,17 @@ final class AbuseHarness: Sendable {
         port = try bridge.start()
     }
 
+    /// Provisions an echo call with the web calling token (throws unless 200).
+    func provision() throws -> ProvisionResponse {
+        let reply = try RawHTTP.exchange(
+            port: port,
+            RawHTTP.request(
+                "POST", "/api/v1/call", headers: ["Authorization": "Bearer \(Self.webToken)"],
+                body: #"{"mode":"echo"}"#))
+        guard reply.status == 200 else { throw RawHTTP.Failure.unexpected("provision \(reply.status)") }
+        return try MessageCoding.decode(ProvisionResponse.self, from: Array(reply.body.utf8))
+    }
+
     /// `/metrics` value of `polyvoice_bridge_rejections_total{reason="…"}` (0 if absent).
     func rejections(_ reason: String) -> Int {
         let prefix = "polyvoice_bridge_rejections_total{reason=\"\(reason)\"} "
@@ -56,12 +67,7 @@ final class WellBehavedCall: @unchecked Sendable {
 
     init(_ harness: AbuseHarness) throws {
         self.harness = harness
-        let provision = try RawHTTP.exchange(
-            port: harness.port,
-            RawHTTP.request(
-                "POST", "/api/v1/call", headers: ["Authorization": "Bearer \(AbuseHarness.webToken)"],
-                body: #"{"mode":"echo"}"#))
-        call = try MessageCoding.decode(ProvisionResponse.self, from: Array(provision.body.utf8))
+        call = try harness.provision()
         let connect = try RawHTTP.exchange(
             port: harness.port,
             RawHTTP.request(
@@ -87,13 +93,7 @@ final class WellBehavedCall: @unchecked Sendable {
         guard pull.status == 200 else { throw RawHTTP.Failure.unexpected("pull \(pull.status)") }
         let pullTime = ContinuousClock.now - start
         let second = ContinuousClock.now
-        let provision = try RawHTTP.exchange(
-            port: harness.port,
-            RawHTTP.request(
-                "POST", "/api/v1/call", headers: ["Authorization": "Bearer \(AbuseHarness.webToken)"],
-                body: #"{"mode":"echo"}"#))
-        guard provision.status == 200 else { throw RawHTTP.Failure.unexpected("provision \(provision.status)") }
-        let other = try MessageCoding.decode(ProvisionResponse.self, from: Array(provision.body.utf8))
+        let other = try harness.provision()
         let hangUp = try RawHTTP.exchange(
             port: harness.port,
             RawHTTP.request(

@@ -91,12 +91,7 @@ final class NonReadingWebSocket {
         }
         let call = try WellBehavedCall(harness)
         // A second call whose events socket authenticates, then never reads again.
-        let provision = try RawHTTP.exchange(
-            port: harness.port,
-            RawHTTP.request(
-                "POST", "/api/v1/call", headers: ["Authorization": "Bearer \(AbuseHarness.webToken)"],
-                body: #"{"mode":"echo"}"#))
-        let deaf = try MessageCoding.decode(ProvisionResponse.self, from: Array(provision.body.utf8))
+        let deaf = try harness.provision()
         let started = ContinuousClock.now
         let socket = try NonReadingWebSocket(
             port: harness.port, path: deaf.creds.extra!.eventsUrl!, authToken: deaf.creds.token!)
@@ -127,12 +122,7 @@ final class NonReadingWebSocket {
             $0.eventsMaxQueuedFrames = 64
         }
         let call = try WellBehavedCall(harness)
-        let provision = try RawHTTP.exchange(
-            port: harness.port,
-            RawHTTP.request(
-                "POST", "/api/v1/call", headers: ["Authorization": "Bearer \(AbuseHarness.webToken)"],
-                body: #"{"mode":"echo"}"#))
-        let deaf = try MessageCoding.decode(ProvisionResponse.self, from: Array(provision.body.utf8))
+        let deaf = try harness.provision()
         let socket = try NonReadingWebSocket(
             port: harness.port, path: deaf.creds.extra!.eventsUrl!, authToken: deaf.creds.token!)
         #expect(

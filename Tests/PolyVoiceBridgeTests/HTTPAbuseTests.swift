@@ -80,13 +80,22 @@ import Testing
             + "Content-Type: application/json\r\nContent-Length: 104857600\r\n\r\n"
         let started = ContinuousClock.now
         #expect(RawHTTP.send(fd, Array(head.utf8)))
+        // The trickle is stopped and waited for before `fd` closes: its number is reused at once (by the next
+        // test's connection, which then received these spaces as its body).
+        let stopTrickle = Locked(false)
+        let trickleEnded = DispatchSemaphore(value: 0)
         let trickle = Thread {
-            for _ in 0..<20 {
+            defer { trickleEnded.signal() }
+            for _ in 0..<20 where !stopTrickle.withLock({ $0 }) {
                 guard RawHTTP.send(fd, Array(repeating: 0x20, count: 1024)) else { return }
                 Thread.sleep(forTimeInterval: 0.05)
             }
         }
         trickle.start()
+        defer {
+            stopTrickle.withLock { $0 = true }
+            trickleEnded.wait()
+        }
         let reply = try RawHTTP.readReply(fd)
         let timeTo413 = ContinuousClock.now - started
         #expect(reply.status == 413)

@@ -271,7 +271,7 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
                     sockets[key]?.dropRequested = true
                     // Not via a writable callback: a peer that does not read may never make the socket
                     // writable again.
-                    lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+                    LWSConnectionReset.reset(wsi)
                     continue
                 }
                 sockets[key]?.outbox.append(text)
@@ -283,7 +283,7 @@ final class ServerCore: LWSCallbackTarget, @unchecked Sendable {
             case .drop(let key, let id):
                 guard sockets[key]?.connection.id == id, let wsi = OpaquePointer(bitPattern: key) else { continue }
                 sockets[key]?.dropRequested = true
-                lws_callback_on_writable(wsi)
+                LWSConnectionReset.reset(wsi)
             case .sweep:
                 sweep()
             }

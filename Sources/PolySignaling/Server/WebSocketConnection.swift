@@ -53,7 +53,8 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
         core.enqueue(.close(key: key, id: id, WebSocketClose(code: code, reason: reason)))
     }
 
-    /// Drops the TCP connection without a close frame (the peer sees an abnormal 1006 closure).
+    /// Resets the TCP connection without a close frame, discarding what is queued (the peer sees an abnormal
+    /// 1006 closure at once, even if it has stopped reading).
     public func drop() { core.enqueue(.drop(key: key, id: id)) }
 
     public static func == (lhs: WebSocketConnection, rhs: WebSocketConnection) -> Bool { lhs.id == rhs.id }

@@ -80,8 +80,9 @@ public final class ScriptAgent: BridgeAgent {
         let frameStart = clock
         let level = LevelMeter.measure(inbound)
         let speech = vad.process(level: level)
-        if level.rmsDBFS > vad.configuration.thresholdDBFS { lastVoicedEnd = frameStart + inbound.count }
-        if timing.falseYield, let current = playing, level.rmsDBFS > vad.configuration.thresholdDBFS {
+        let voiced = level.rmsDBFS > vad.configuration.thresholdDBFS
+        if voiced { lastVoicedEnd = frameStart + inbound.count }
+        if timing.falseYield, let current = playing, voiced {
             yieldTurn(current.turn, at: frameStart, talkedOverAt: frameStart)
         }
         if speech && callerTurn == nil {
