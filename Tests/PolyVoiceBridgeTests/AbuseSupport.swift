@@ -48,6 +48,11 @@ final class AbuseHarness: Sendable {
         return try MessageCoding.decode(ProvisionResponse.self, from: Array(reply.body.utf8))
     }
 
+    /// Whether the bridge has logged `event` (e.g. `events.authenticated`) for `callID`.
+    func logged(_ event: String, call callID: String) -> Bool {
+        logLines.withLock { $0.contains { $0.contains(event) && $0.contains(callID) } }
+    }
+
     /// `/metrics` value of `polyvoice_bridge_rejections_total{reason="…"}` (0 if absent).
     func rejections(_ reason: String) -> Int {
         let prefix = "polyvoice_bridge_rejections_total{reason=\"\(reason)\"} "

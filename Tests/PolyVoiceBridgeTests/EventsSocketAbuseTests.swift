@@ -95,15 +95,8 @@ final class NonReadingWebSocket {
         let started = ContinuousClock.now
         let socket = try NonReadingWebSocket(
             port: harness.port, path: deaf.creds.extra!.eventsUrl!, authToken: deaf.creds.token!)
-        #expect(
-            await eventually {
-                harness.logLines.withLock {
-                    $0.contains { $0.contains("events.authenticated") && $0.contains(deaf.callId) }
-                }
-            })
-        let closed = await eventually(.seconds(5)) {
-            harness.logLines.withLock { $0.contains { $0.contains("events.closed") && $0.contains(deaf.callId) } }
-        }
+        #expect(await eventually { harness.logged("events.authenticated", call: deaf.callId) })
+        let closed = await eventually(.seconds(5)) { harness.logged("events.closed", call: deaf.callId) }
         let waited = ContinuousClock.now - started
         #expect(closed)
         // Pinged after 1 s idle, hung up 1 s later (lws checks once a second): between 2 and 4 s.
@@ -125,12 +118,7 @@ final class NonReadingWebSocket {
         let deaf = try harness.provision()
         let socket = try NonReadingWebSocket(
             port: harness.port, path: deaf.creds.extra!.eventsUrl!, authToken: deaf.creds.token!)
-        #expect(
-            await eventually {
-                harness.logLines.withLock {
-                    $0.contains { $0.contains("events.authenticated") && $0.contains(deaf.callId) }
-                }
-            })
+        #expect(await eventually { harness.logged("events.authenticated", call: deaf.callId) })
         let started = ContinuousClock.now
         var sent = 0
         while harness.rejections("websocket_slow_reader") == 0, sent < 2_000_000 {
