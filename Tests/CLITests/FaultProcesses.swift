@@ -102,15 +102,18 @@ final class CallChild: @unchecked Sendable {
     /// The `state` events' states, in order.
     var states: [String] { events.filter { $0["type"] as? String == "state" }.compactMap { $0["state"] as? String } }
 
-    /// Waits (polling) until `condition` holds on the events, or `timeout` passes.
+    /// Waits (polling) until `condition` holds on the events, `timeout` passes or the process has exited.
     func wait(_ timeout: Duration, until condition: ([[String: Any]]) -> Bool) async -> Bool {
         let end = ContinuousClock.now + timeout
-        while ContinuousClock.now < end {
+        while ContinuousClock.now < end, process.isRunning {
             if condition(events) { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return condition(events)
     }
+
+    /// The last lines of its standard error, for a failure message.
+    var standardErrorTail: String { standardError.split(separator: "\n").suffix(3).joined(separator: " | ") }
 
     /// Waits for the process to exit (off the cooperative pool); nil on timeout (it is then killed).
     func exitStatus(within timeout: Duration) async -> Int32? {
