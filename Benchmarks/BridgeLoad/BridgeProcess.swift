@@ -12,8 +12,9 @@ final class BridgeProcess {
     let port: Int
     var pid: Int32 { process.processIdentifier }
 
-    /// Starts the bridge at `executable` and waits (up to 10 s) for its "listening on" line.
-    init(executable: String, token: String, logFile: String) throws {
+    /// Starts the bridge at `executable` and waits (up to 10 s) for its "listening on" line. `agentProfile`
+    /// is passed as `--agent-profile` (nil: the bridge's default).
+    init(executable: String, token: String, logFile: String, agentProfile: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         // Limits out of the way: admission (--max-calls), per-client rate (all calls come from 127.0.0.1),
         // and no events-socket resume grace needed: each call keeps its events socket open anyway.
@@ -21,6 +22,7 @@ final class BridgeProcess {
             "bridge", "--host", "127.0.0.1", "--port", "0", "--agent", "echo", "--max-calls", "100000",
             "--rate", "100000", "--media-timeout", "60", "--resume-grace", "3600",
         ]
+        if let agentProfile { process.arguments! += ["--agent-profile", agentProfile] }
         var environment = ProcessInfo.processInfo.environment
         environment["POLYVOICE_BRIDGE_TOKEN"] = token
         process.environment = environment

@@ -2,7 +2,7 @@
 // before the ramp (per-thread CPU time, so other processes' load inflates it less than wall time): the
 // payloads the generator sends are played out (jitter buffer + Opus decode) and encoded again with the
 // echo agent's server profile, at its rate: its clean-path mode (CELT, what a loss-free loopback call
-// uses) and its lossy-path mode (SILK with FEC). What the load steps measure beyond these is the rest (SRTP,
+// uses; faithful and, for comparison, `--agent-profile economy`) and its lossy-path mode (SILK with FEC). What the load steps measure beyond these is the rest (SRTP,
 // sockets, RTCP, the loop). Also the encoder at the client's default, to show what the profile saves.
 import Foundation
 import PolyAudio
@@ -16,8 +16,10 @@ struct CostModel: Encodable {
     var playoutMs: Double
     /// The echo agent's lossy-path encoder (SILK, FEC, complexity 1, wideband).
     var encodeServerProfileMs: Double
-    /// The echo agent's clean-path encoder (`CleanPathCoding.celtWideband`).
+    /// The echo agent's clean-path encoder (`CleanPathCoding.celtWideband`, the faithful default).
     var encodeCleanPathMs: Double
+    /// The clean-path encoder of `--agent-profile economy` (CELT at a lower bitrate).
+    var encodeCleanPathEconomyMs: Double
     var encodeClientDefaultMs: Double
     /// Calls one core could carry if playout and the clean-path encode were all a call cost.
     var codecBoundCallsPerCore: Double
@@ -74,15 +76,20 @@ struct CostModel: Encodable {
         // The lossy path: FEC planned for the loss a call starts with (`CodecSettings.expectedLossPercent`).
         let server = try encode(
             complexity: 1, bandwidth: .wideband, lossPercent: CodecSettings().expectedLossPercent)
-        let clean = CleanPathCoding.celtWideband
-        let cleanPath = try encode(
-            complexity: clean.complexity, bandwidth: clean.maxBandwidth, application: clean.application, fec: false,
-            bitrate: clean.bitrate ?? CodecSettings().bitrate)
+        func encode(_ clean: CleanPathCoding?) throws -> Double {
+            guard let clean else { throw BenchError("the echo profile has no clean-path coding") }
+            return try encode(
+                complexity: clean.complexity, bandwidth: clean.maxBandwidth, application: clean.application,
+                fec: false, bitrate: clean.bitrate ?? CodecSettings().bitrate)
+        }
+        let cleanPath = try encode(EchoProfile.faithful.mediaProfile.cleanPathCoding)
+        let cleanPathEconomy = try encode(EchoProfile.economy.mediaProfile.cleanPathCoding)
         let client = try encode(complexity: 9, bandwidth: nil, rate: 48_000)
         let perCallSecond = 50.0 / Double(frames) * 1000
         let model = CostModel(
             playoutMs: playout * perCallSecond, encodeServerProfileMs: server * perCallSecond,
-            encodeCleanPathMs: cleanPath * perCallSecond, encodeClientDefaultMs: client * perCallSecond,
+            encodeCleanPathMs: cleanPath * perCallSecond,
+            encodeCleanPathEconomyMs: cleanPathEconomy * perCallSecond, encodeClientDefaultMs: client * perCallSecond,
             codecBoundCallsPerCore: 0)
         var bounded = model
         bounded.codecBoundCallsPerCore = 1000 / (model.playoutMs + model.encodeCleanPathMs)

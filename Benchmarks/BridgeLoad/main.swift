@@ -10,8 +10,9 @@
 // out: each call's playout, at `--client-rate` too (jitter buffer without time-stretch unless
 // `--client-time-stretch on`), goes to a sink that counts frames and audible ones; `--output` keeps call 0's.
 // The bridge runs as shipped: its event loops (one per core, POLYVOICE_EVENT_LOOPS overrides) and the echo
-// agent's server media profile (16 kHz audio; no playout time-stretch; CELT at complexity 0, wideband, while the caller
-// reports no loss, as on this loopback; SILK with FEC at complexity 1 on a lossy path).
+// agent's server media profile (16 kHz audio; no playout time-stretch; CELT at complexity 0, wideband, 64 kbit/s
+// while the caller reports no loss, as on this loopback; SILK with FEC at complexity 1 on a lossy path);
+// `--agent-profile economy|faithful` is passed to the bridge (economy: CELT at 32 kbit/s on the clean path).
 //
 // Server-caused loss = kernel drops on the bridge's UDP sockets (/proc/net/udp, it did not read in time)
 // + bridge→client sequence gaps not explained by drops on the generator's sockets + packets the bridge's
@@ -23,7 +24,7 @@
 //
 // Usage: BridgeLoad [--quick] [--steps 20,40,60,80,100,150,200,250,300] [--hold S] [--settle S] [--client-rate HZ]
 //                   [--client-loops K] [--client-encode once|live] [--client-complexity N]
-//                   [--client-time-stretch on|off] [--bridge PATH]
+//                   [--client-time-stretch on|off] [--bridge PATH] [--agent-profile P]
 //                   [--input WAV] [--output WAV] [--budget S]
 // The defaults finish within 3 minutes (`make bench`); `--quick` is shorter still (5 s holds). The ramp stops
 // at the first saturated step.
@@ -104,7 +105,8 @@ if encodeLive {
 
 let token = "bridge-load-token-0123456789"
 let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-load-\(getpid()).log").path
-let bridge = try BridgeProcess(executable: bridgePath, token: token, logFile: logFile)
+let bridge = try BridgeProcess(
+    executable: bridgePath, token: token, logFile: logFile, agentProfile: options["agent-profile"])
 defer { bridge.stop() }
 let baseURL = URL(string: "http://127.0.0.1:\(bridge.port)/")!
 let loops = try (0..<max(1, clientLoopCount)).map { try EventLoop(name: "load-\($0)") }
@@ -122,7 +124,8 @@ print(
 print(
     "codec cost per echo call-second on the bridge (this machine, per-thread CPU): playout (jitter buffer + "
         + "Opus decode \(CostModel.rate / 1000) kHz) \(String(format: "%.2f", costModel.playoutMs)) ms, encode with the echo agent's "
-        + "server profile \(String(format: "%.2f", costModel.encodeCleanPathMs)) ms on a clean path (CELT) and "
+        + "server profile \(String(format: "%.2f", costModel.encodeCleanPathMs)) ms on a clean path (CELT; economy "
+        + "\(String(format: "%.2f", costModel.encodeCleanPathEconomyMs)) ms) and "
         + "\(String(format: "%.2f", costModel.encodeServerProfileMs)) ms on a lossy one (SILK + FEC) (client default "
         + "complexity 9 fullband: \(String(format: "%.2f", costModel.encodeClientDefaultMs)) ms) → at most "
         + "\(Int(costModel.codecBoundCallsPerCore)) calls per core for the codec alone")
