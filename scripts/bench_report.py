@@ -46,6 +46,8 @@ BENCHES = [
      "impairment relay, in the same run: PESQ-WB, STOI, concealment, jitter buffer delay; sender with FEC"),
     ("ReceiverCompareNoFEC", "the same with the sender coding without in-band FEC (receivers ask useinbandfec=0): "
      "PLC only"),
+    ("PLCCeiling", "libopus PLC alone on the play agent's stream without FEC, perfectly timed (5 % uniform and "
+     "Gilbert-Elliott loss, six seeds): the ceiling of a real-time receiver of it"),
 ]
 # Benchmarks whose log holds a Markdown table (lines starting with "|") to copy into the report, and the command.
 TABLES = {

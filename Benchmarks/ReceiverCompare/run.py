@@ -13,7 +13,8 @@ come from scripts/quality.py; concealment and jitter buffer delay from each side
 Everything runs in a network namespace of its own that has only a loopback interface (run.sh makes it), so
 nothing can be sent anywhere but 127.0.0.0/8.
 
-Usage: run.py [--seeds 1,2,3] [--scenarios clean,loss-5pct,...] [--no-fec] [--polyvoice PATH] [--out DIR]
+Usage: run.py [--seeds 1,2,3] [--scenarios clean,loss-5pct,...] [--no-fec] [--ours-only] [--polyvoice PATH]
+              [--out DIR]
 """
 
 import argparse
@@ -244,18 +245,20 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
     profile = tempfile.mkdtemp(prefix="pv-chromium-")
     seconds = args.seconds
     page = f"{helper.url}receiver.html?seconds={seconds}"
-    chromium = subprocess.Popen(
-        [args.chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-         f"--use-file-for-fake-audio-capture={microphone}%noloop", page],
-        stdout=log, stderr=open(os.path.join(out, "chromium.log"), "w"))
+    chromium = None
+    if not args.ours_only:
+        chromium = subprocess.Popen(
+            [args.chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+             f"--use-file-for-fake-audio-capture={microphone}%noloop", page],
+            stdout=log, stderr=open(os.path.join(out, "chromium.log"), "w"))
     our_wav = os.path.join(out, "ours.wav")
     call = ours(args.polyvoice, helper.url, seconds, our_wav, log)
     try:
         our_stdout, _ = call.communicate(timeout=seconds + 30)
-        if not helper.result_ready.wait(timeout=seconds + 40):
+        if chromium and not helper.result_ready.wait(timeout=seconds + 40):
             raise RuntimeError("Chromium sent no result; its page log: " + " | ".join(helper.page_log))
     finally:
-        for process in (chromium, relay):
+        for process in (chromium, relay) if chromium else (relay,):
             process.terminate()
             try:
                 process.wait(timeout=10)
@@ -266,6 +269,9 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
             handle.write("\n".join(helper.page_log) + "\n")
         with open(os.path.join(out, "ours.ndjson"), "w") as handle:
             handle.write(our_stdout if call.returncode is not None else "")
+    outcome = {"ours": {**score(speech, our_wav), **ours_stats(our_stdout)}}
+    if not chromium:
+        return outcome
     result = helper.result
     if not result.get("ok"):
         raise RuntimeError(f"Chromium failed: {result.get('error')}; page log: {' | '.join(helper.page_log)}")
@@ -274,10 +280,8 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
     wavfile.write(chromium_wav, result["sampleRate"], pcm)
     with open(os.path.join(out, "chromium-inbound.json"), "w") as handle:
         json.dump(result["inbound"], handle, indent=1)
-    return {
-        "ours": {**score(speech, our_wav), **ours_stats(our_stdout)},
-        "chromium": {**score(speech, chromium_wav), **chromium_stats(result["inbound"] or {})},
-    }
+    outcome["chromium"] = {**score(speech, chromium_wav), **chromium_stats(result["inbound"] or {})}
+    return outcome
 
 
 def median(runs, side, key):
@@ -295,6 +299,8 @@ def report(results, fec):
     for scenario, runs in results.items():
         figures[scenario] = {}
         for side, name in (("chromium", "libwebrtc (Chromium)"), ("ours", "PolyVoice")):
+            if side not in runs[0]:
+                continue
             row = {key: round(median(runs, side, key), 3)
                    for key in ("pesq_wb", "stoi", "concealed_pct", "concealment_events", "delay_ms")}
             row["pesq_wb_runs"] = [round(run[side]["pesq_wb"], 2) for run in runs]
@@ -302,8 +308,9 @@ def report(results, fec):
             print(f"| {scenario} | {name} | {row['pesq_wb']:.2f} ({', '.join(f'{v:.2f}' for v in row['pesq_wb_runs'])})"
                   f" | {row['stoi']:.3f} | {row['concealed_pct']:.1f} | {row['concealment_events']:.0f}"
                   f" | {row['delay_ms']:.0f} |")
-        figures[scenario]["ours_at_least_libwebrtc"] = (
-            figures[scenario]["ours"]["pesq_wb"] >= figures[scenario]["chromium"]["pesq_wb"])
+        if "chromium" in figures[scenario]:
+            figures[scenario]["ours_at_least_libwebrtc"] = (
+                figures[scenario]["ours"]["pesq_wb"] >= figures[scenario]["chromium"]["pesq_wb"])
     return figures
 
 
@@ -315,6 +322,7 @@ def main():
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
     parser.add_argument("--seconds", type=float, default=0, help="call length (default: the speech + 1.5 s)")
     parser.add_argument("--no-fec", action="store_true", help="receivers ask for no in-band FEC (useinbandfec=0)")
+    parser.add_argument("--ours-only", action="store_true", help="leave Chromium out (our receiver's variants)")
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "receiver-compare"))
     args = parser.parse_args()
     args.out = os.path.join(args.out, "no-fec" if args.no_fec else "fec")
@@ -350,10 +358,11 @@ def main():
         json.dump({"runs": results, "medians": figures}, handle, indent=1)
     summary = {
         "fec": not args.no_fec, "seeds": args.seeds,
-        "pesq_wb_median": {name: {"ours": row["ours"]["pesq_wb"], "libwebrtc": row["chromium"]["pesq_wb"]}
+        "pesq_wb_median": {name: {side: row[side]["pesq_wb"] for side in ("ours", "chromium") if side in row}
                            for name, row in figures.items()},
-        "ours_at_least_libwebrtc": {name: row["ours_at_least_libwebrtc"] for name, row in figures.items()},
     }
+    if not args.ours_only:
+        summary["ours_at_least_libwebrtc"] = {name: row["ours_at_least_libwebrtc"] for name, row in figures.items()}
     print("RESULT_JSON " + json.dumps(summary))
 
 
