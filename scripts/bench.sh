@@ -59,6 +59,12 @@ run Reaping bash Benchmarks/Reaping/run.sh
 run SenderEval bash Benchmarks/SenderEval/run.sh
 run SenderEcho bash Benchmarks/SenderEval/run.sh --echo --complexities 0,1,5,9 --bitrates 32000,48000,64000
 run EchoAiortc .venv/bin/python Benchmarks/SenderEval/echo_aiortc.py
+# Issue 21: our receiver beside libwebrtc (headless Chromium) on one play agent and one impairment relay, 3 seeds;
+# the sender with FEC as the receivers' reports ask, then without (PLC only).
+run ReceiverCompare bash Benchmarks/ReceiverCompare/run.sh
+run ReceiverCompareNoFEC bash Benchmarks/ReceiverCompare/run.sh --no-fec
+# What libopus's PLC alone achieves on that sender's stream, perfectly timed: the ceiling of a real-time receiver.
+run PLCCeiling .venv/bin/python Benchmarks/ReceiverCompare/plc_ceiling.py out/receiver-compare/no-fec/speech.wav
 
 echo "end_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$LOGS/machine.txt"
 echo "end_loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$LOGS/machine.txt"

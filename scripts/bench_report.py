@@ -42,12 +42,20 @@ BENCHES = [
      "at 2/5/10 % loss with FEC (our OpusEncoder; docs/SENDER.md)"),
     ("SenderEcho", "the bridge echo's extra Opus generation: PESQ-WB and encoder µs per frame by mode"),
     ("EchoAiortc", "the reference bridge's echo as an aiortc caller hears it, clean path, PESQ-WB"),
+    ("ReceiverCompare", "what our receiver and libwebrtc's (headless Chromium) play of one play agent through one "
+     "impairment relay, in the same run: PESQ-WB, STOI, concealment, jitter buffer delay; sender with FEC"),
+    ("ReceiverCompareNoFEC", "the same with the sender coding without in-band FEC (receivers ask useinbandfec=0): "
+     "PLC only"),
+    ("PLCCeiling", "libopus PLC alone on the play agent's stream without FEC, perfectly timed (5 % uniform and "
+     "Gilbert-Elliott loss, six seeds): the ceiling of a real-time receiver of it"),
 ]
 # Benchmarks whose log holds a Markdown table (lines starting with "|") to copy into the report, and the command.
 TABLES = {
     "SenderEval": "bash Benchmarks/SenderEval/run.sh",
     "SenderEcho": "bash Benchmarks/SenderEval/run.sh --echo --complexities 0,1,5,9 --bitrates 32000,48000,64000",
     "EchoAiortc": ".venv/bin/python Benchmarks/SenderEval/echo_aiortc.py",
+    "ReceiverCompare": "bash Benchmarks/ReceiverCompare/run.sh",
+    "ReceiverCompareNoFEC": "bash Benchmarks/ReceiverCompare/run.sh --no-fec",
 }
 
 

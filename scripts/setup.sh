@@ -14,6 +14,8 @@ APT_PACKAGES=(
   pulseaudio pulseaudio-utils libasound2-plugins alsa-utils
   espeak-ng flite sox python3-venv iproute2 tmux nftables openssl ca-certificates
   coturn
+  # Benchmarks/ReceiverCompare: libwebrtc (headless Chromium) as a second receiver beside ours.
+  chromium
   # make package (scripts/package.sh, package-test.sh): a static Swift runtime links FoundationNetworking,
   # which needs libcurl's -lcurl; zsh checks the generated completion.
   dpkg-dev binutils debootstrap lintian man-db zsh libcurl4-openssl-dev

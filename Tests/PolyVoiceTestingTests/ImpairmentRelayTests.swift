@@ -190,4 +190,41 @@ private func packet(_ number: Int, size: Int = 100) -> [UInt8] {
         #expect(counters.up.duplicated == 20)
         #expect(counters.up.forwarded == 40)
     }
+
+    @Test func perClientImpairmentGivesEachClientTheSameLossPattern() throws {
+        let upstream = try Peer()
+        let impairment = LinkImpairment(loss: .gilbertElliott(GilbertElliott(meanLoss: 0.2, meanBurstLength: 3)))
+        let relay = try ImpairmentRelay(
+            .init(
+                listen: TransportAddress(ip: .loopbackV4, port: 0), upstream: upstream.address, up: impairment,
+                seed: 77, perClient: true))
+        defer { relay.stop() }
+        let alice = try Peer()
+        let bob = try Peer()
+        let total = 400
+        var arrived: [TransportAddress: Set<Int>] = [:]
+        var relaySocketOf: [String: TransportAddress] = [:]
+        // Interleaved, so one shared random stream would split every burst between the two.
+        for batch in stride(from: 0, to: total, by: 25) {
+            for number in batch..<(batch + 25) {
+                alice.send(packet(number), to: relay.listenAddress)
+                bob.send(packet(0x8000 | number), to: relay.listenAddress)
+            }
+            while let (bytes, from) = upstream.receive(within: 30) {
+                let client = bytes[0] & 0x80 == 0 ? "alice" : "bob"
+                relaySocketOf[client] = from
+                arrived[from, default: []].insert(sequence(bytes) & 0x7FFF)
+            }
+        }
+        let counters = settledCounters(relay) { $0.up.received == 2 * total }
+        var offline = ImpairmentModel(impairment, seed: 77)
+        let expectedLost = Set((0..<total).filter { _ in offline.decide(packetAt: .zero, size: 100).isLost })
+        let expectedArrived = Set(0..<total).subtracting(expectedLost)
+        let aliceArrived = arrived[try #require(relaySocketOf["alice"])] ?? []
+        let bobArrived = arrived[try #require(relaySocketOf["bob"])] ?? []
+        #expect(aliceArrived == expectedArrived)
+        #expect(bobArrived == expectedArrived)
+        #expect(counters.up.lost == 2 * expectedLost.count)
+        #expect(counters.clients == 2)
+    }
 }

@@ -28,6 +28,10 @@ extension Subcommand {
               --rate KBPS            Rate limit in kbit/s
               --seed N               Seed of the random decisions (default 1)
               --direction D          Impair both (default), up (client to upstream) or down
+              --after S              Pass traffic unimpaired for S seconds first (e.g. a call's set-up)
+              --per-client           Give each client its own copy of the impairment, seeded alike and
+                                     started at its first datagram (--after and --outage count from
+                                     there): concurrent clients see the same losses and delays
               --duration S           Stop after S seconds
             """,
         run: { arguments in try ImpairCommand.run(arguments) }
@@ -41,22 +45,24 @@ private enum ImpairCommand {
             rest,
             valued: [
                 "listen", "upstream", "loss", "burst", "delay", "jitter", "distribution", "duplicate", "rate", "seed",
-                "direction", "duration",
+                "direction", "duration", "after",
             ],
-            flagNames: ["keep-order"])
+            flagNames: ["keep-order", "per-client"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let listen = try address(parsed, "listen")
         let upstream = try address(parsed, "upstream")
         let impairment = try linkImpairment(parsed, outages: outageTexts.map(outage))
         let seed = UInt64(try parsed.int("seed", in: 0...Int.max) ?? 1)
         let duration = try parsed.double("duration", in: 0...1e9)
+        let after = try parsed.double("after", in: 0...86_400) ?? 0
         let direction = parsed.string("direction") ?? "both"
         guard ["both", "up", "down"].contains(direction) else {
             throw UsageError("--direction must be both, up or down, not '\(direction)'")
         }
         let configuration = ImpairmentRelay.Configuration(
             listen: listen, upstream: upstream, up: direction == "down" ? .perfect : impairment,
-            down: direction == "up" ? .perfect : impairment, seed: seed)
+            down: direction == "up" ? .perfect : impairment, seed: seed, impairAfter: .seconds(after),
+            perClient: parsed.flag("per-client"))
 
         let termination = TerminationSignals()
         let relay: ImpairmentRelay

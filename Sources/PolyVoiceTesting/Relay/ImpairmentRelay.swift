@@ -23,10 +23,15 @@ public final class ImpairmentRelay: Sendable {
         /// Traffic during this long after the relay's start passes unimpaired (e.g. a call's set-up, when
         /// only the media should be impaired). Outage windows are still measured from the start.
         public var impairAfter: Duration
+        /// Each client gets its own copy of the impairment, seeded alike and started at the client's first
+        /// datagram (`impairAfter` and outages count from there): concurrent clients then see the same loss
+        /// pattern and delays, packet for packet, instead of sharing one random stream (where a burst would be
+        /// split between them). False: one impairment for all, started with the relay.
+        public var perClient: Bool
 
         public init(
             listen: TransportAddress, upstream: TransportAddress, up: LinkImpairment = .perfect,
-            down: LinkImpairment = .perfect, seed: UInt64 = 1, impairAfter: Duration = .zero
+            down: LinkImpairment = .perfect, seed: UInt64 = 1, impairAfter: Duration = .zero, perClient: Bool = false
         ) {
             self.listen = listen
             self.upstream = upstream
@@ -34,13 +39,14 @@ public final class ImpairmentRelay: Sendable {
             self.down = down
             self.seed = seed
             self.impairAfter = impairAfter
+            self.perClient = perClient
         }
     }
 
     /// The address clients send to (the actual port when the configuration asked for port 0).
     public let listenAddress: TransportAddress
     public let configuration: Configuration
-    /// Instant the outage windows are measured from (the relay's start).
+    /// Instant the outage windows are measured from (the relay's start; per client: its first datagram).
     public let start: Instant
 
     private let loop: EventLoop
@@ -64,10 +70,7 @@ public final class ImpairmentRelay: Sendable {
         self.configuration = configuration
         listenAddress = listen.localAddress
         start = Instant.now()
-        paths = RelayPaths(
-            loop: loop, listen: listen, upstream: configuration.upstream, impairFrom: start + configuration.impairAfter,
-            up: ImpairmentModel(configuration.up, seed: configuration.seed, start: start),
-            down: ImpairmentModel(configuration.down, seed: configuration.seed &+ 0x5DEE_CE66, start: start))
+        paths = RelayPaths(loop: loop, listen: listen, configuration: configuration, start: start)
         paths.start()
     }
 

@@ -1,4 +1,5 @@
-// The relay's per-loop-thread state: the impairment of each direction and one upstream socket per client.
+// The relay's per-loop-thread state: the impairment of each direction (shared by all clients, or one copy per
+// client) and one upstream socket per client.
 import Foundation
 import PolyCore
 import PolyNet
@@ -12,28 +13,29 @@ final class RelayPaths: @unchecked Sendable {
     private let loop: EventLoop
     private let listen: UDPSocket
     private let upstream: TransportAddress
-    /// Before this instant datagrams pass unimpaired.
-    private let impairFrom: Instant
-    private var upModel: ImpairmentModel
-    private var downModel: ImpairmentModel
-    private var clients: [TransportAddress: (socket: UDPSocket, registration: EventLoop.Registration)] = [:]
+    private let configuration: ImpairmentRelay.Configuration
+    /// The impairment every client shares (nil when each client has its own: `Configuration.perClient`).
+    private var shared: PathImpairment?
+    private var clients: [TransportAddress: ClientPath] = [:]
     private var listenRegistration: EventLoop.Registration?
-    /// Datagrams waiting in timers per direction: while any wait, later ones wait too (keeps FIFO among equals).
-    private var waiting = (up: 0, down: 0)
     private var counters = RelayCounters()
     private var stopped = false
     let published = Mutex(RelayCounters())
 
-    init(
-        loop: EventLoop, listen: UDPSocket, upstream: TransportAddress, impairFrom: Instant, up: ImpairmentModel,
-        down: ImpairmentModel
-    ) {
+    /// One client's socket towards the upstream (and its own impairment with `Configuration.perClient`).
+    private struct ClientPath {
+        var socket: UDPSocket
+        var registration: EventLoop.Registration
+        var impairment: PathImpairment?
+    }
+
+    /// `start`: the relay's start, from which the shared impairment's outages and `impairAfter` count.
+    init(loop: EventLoop, listen: UDPSocket, configuration: ImpairmentRelay.Configuration, start: Instant) {
         self.loop = loop
         self.listen = listen
-        self.upstream = upstream
-        self.impairFrom = impairFrom
-        self.upModel = up
-        self.downModel = down
+        self.upstream = configuration.upstream
+        self.configuration = configuration
+        if !configuration.perClient { shared = PathImpairment(configuration, start: start) }
     }
 
     /// Starts receiving on the listening socket (call once, from any thread).
@@ -58,7 +60,7 @@ final class RelayPaths: @unchecked Sendable {
 
     private func fromClient(_ datagram: UnsafeRawBufferPointer, _ client: TransportAddress) {
         guard !stopped, let socket = upstreamSocket(for: client) else { return }
-        relay(datagram, .up, via: socket, to: upstream)
+        relay(datagram, .up, of: client, via: socket, to: upstream)
     }
 
     /// Each client gets its own socket towards the upstream, so the upstream's replies find their way back.
@@ -68,38 +70,34 @@ final class RelayPaths: @unchecked Sendable {
         guard let socket = try? UDPSocket(bindingTo: any) else { return nil }
         let registration = loop.register(socket) { [self] datagram, _ in
             guard !stopped else { return }
-            relay(datagram, .down, via: listen, to: client)
+            relay(datagram, .down, of: client, via: listen, to: client)
         }
-        clients[client] = (socket, registration)
+        // Per client, the impairment starts with the client's first datagram (outages and `impairAfter` too).
+        let own = configuration.perClient ? PathImpairment(configuration, start: Instant.now()) : nil
+        clients[client] = ClientPath(socket: socket, registration: registration, impairment: own)
         counters.clients = clients.count
         return socket
     }
 
     private func relay(
-        _ datagram: UnsafeRawBufferPointer, _ direction: Direction, via socket: UDPSocket,
-        to destination: TransportAddress
+        _ datagram: UnsafeRawBufferPointer, _ direction: Direction, of client: TransportAddress,
+        via socket: UDPSocket, to destination: TransportAddress
     ) {
         let now = Instant.now()
-        let decision: ImpairmentDecision
-        switch direction {
-        case _ where now < impairFrom:
-            decision = ImpairmentDecision(first: now, duplicate: nil)
-            if direction == .up { counters.up.received += 1 } else { counters.down.received += 1 }
-        case .up:
-            decision = upModel.decide(packetAt: now, size: datagram.count)
-            counters.up.record(received: upModel.counters)
-        case .down:
-            decision = downModel.decide(packetAt: now, size: datagram.count)
-            counters.down.record(received: downModel.counters)
-        }
+        // Exactly one of the two is set: the client's own impairment or the shared one.
+        guard
+            let decision = clients[client]?.impairment?.decide(
+                direction, at: now, size: datagram.count, counters: &counters)
+                ?? shared?.decide(direction, at: now, size: datagram.count, counters: &counters)
+        else { return }
         for due in decision.deliveries {
-            if due <= now, waitingCount(direction) == 0 {
+            if due <= now, !isWaiting(direction, of: client) {
                 send(datagram, direction, via: socket, to: destination)
             } else {
                 let payload = [UInt8](datagram)  // the loop's buffer is only valid during this call
-                adjustWaiting(direction, by: 1)
+                adjustWaiting(direction, of: client, by: 1)
                 loop.schedule(at: due) { [self] in
-                    adjustWaiting(direction, by: -1)
+                    adjustWaiting(direction, of: client, by: -1)
                     guard !stopped else { return }
                     payload.withUnsafeBytes { send($0, direction, via: socket, to: destination) }
                 }
@@ -121,12 +119,16 @@ final class RelayPaths: @unchecked Sendable {
         publish()
     }
 
-    private func waitingCount(_ direction: Direction) -> Int { direction == .up ? waiting.up : waiting.down }
+    private func isWaiting(_ direction: Direction, of client: TransportAddress) -> Bool {
+        (clients[client]?.impairment ?? shared)?.isWaiting(direction) ?? false
+    }
 
-    private func adjustWaiting(_ direction: Direction, by delta: Int) {
-        switch direction {
-        case .up: waiting.up += delta
-        case .down: waiting.down += delta
+    /// Counts a datagram into or out of the timers of the impairment that delayed it.
+    private func adjustWaiting(_ direction: Direction, of client: TransportAddress, by delta: Int) {
+        if clients[client]?.impairment != nil {
+            clients[client]?.impairment?.adjustWaiting(direction, by: delta)
+        } else {
+            shared?.adjustWaiting(direction, by: delta)
         }
     }
 
@@ -136,12 +138,59 @@ final class RelayPaths: @unchecked Sendable {
     }
 }
 
+/// One impairment of both directions: the models, when impairing begins, and the datagrams in timers.
+private struct PathImpairment {
+    var up: ImpairmentModel
+    var down: ImpairmentModel
+    /// Before this instant datagrams pass unimpaired.
+    let impairFrom: Instant
+    /// Datagrams waiting in timers per direction: while any wait, later ones wait too (keeps FIFO among equals).
+    var waiting = (up: 0, down: 0)
+
+    init(_ configuration: ImpairmentRelay.Configuration, start: Instant) {
+        up = ImpairmentModel(configuration.up, seed: configuration.seed, start: start)
+        down = ImpairmentModel(configuration.down, seed: configuration.seed &+ 0x5DEE_CE66, start: start)
+        impairFrom = start + configuration.impairAfter
+    }
+
+    /// The fate of one datagram; adds what the model did to `counters`.
+    mutating func decide(
+        _ direction: RelayPaths.Direction, at now: Instant, size: Int, counters: inout RelayCounters
+    ) -> ImpairmentDecision {
+        guard now >= impairFrom else {
+            if direction == .up { counters.up.received += 1 } else { counters.down.received += 1 }
+            return ImpairmentDecision(first: now, duplicate: nil)
+        }
+        switch direction {
+        case .up:
+            let before = up.counters
+            let decision = up.decide(packetAt: now, size: size)
+            counters.up.record(received: up.counters, since: before)
+            return decision
+        case .down:
+            let before = down.counters
+            let decision = down.decide(packetAt: now, size: size)
+            counters.down.record(received: down.counters, since: before)
+            return decision
+        }
+    }
+
+    func isWaiting(_ direction: RelayPaths.Direction) -> Bool { (direction == .up ? waiting.up : waiting.down) > 0 }
+
+    mutating func adjustWaiting(_ direction: RelayPaths.Direction, by delta: Int) {
+        switch direction {
+        case .up: waiting.up += delta
+        case .down: waiting.down += delta
+        }
+    }
+}
+
 extension RelayDirectionCounters {
-    /// Takes a received datagram and the model's running totals of what it decided.
-    fileprivate mutating func record(received model: ImpairmentCounters) {
+    /// Takes a received datagram and what the model decided for it (its totals before and after).
+    fileprivate mutating func record(received model: ImpairmentCounters, since before: ImpairmentCounters) {
         received += 1
-        lost = model.lost
-        droppedInOutage = model.droppedInOutage
-        duplicated = model.duplicated
+        lost += model.lost - before.lost
+        droppedInOutage += model.droppedInOutage - before.droppedInOutage
+        duplicated += model.duplicated - before.duplicated
     }
 }

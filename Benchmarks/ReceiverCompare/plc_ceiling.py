@@ -1,0 +1,116 @@
+"""The PLC-only ceiling of the play agent's stream: what libopus's concealment alone achieves, perfectly timed.
+
+The speech ReceiverCompare plays (its speech.wav) is encoded as the bridge's play agent codes it without FEC (libopus,
+VOIP, 48 kbit/s, wideband, complexity 9; --bitrate/--fullband for other senders), packets are dropped by a seeded
+model (5 % uniform, or Gilbert-Elliott with mean loss 5 % and mean bursts of 3), and Debian's libopus (ctypes)
+decodes the rest and conceals each lost packet with its PLC, every packet on time. PESQ-WB by scripts/quality.py;
+median over the loss seeds. A real-time receiver of the same stream cannot do better by timing alone.
+
+Usage: plc_ceiling.py SPEECH.wav [--seeds 1-6] [--bitrate 48000] [--fullband] [--plc-ms 10|20]
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from scipy.io import wavfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OPUS = ctypes.CDLL("libopus.so.0")
+OPUS.opus_encoder_create.restype = ctypes.c_void_p
+OPUS.opus_decoder_create.restype = ctypes.c_void_p
+APPLICATION_VOIP, SET_BITRATE, SET_MAX_BANDWIDTH, SET_COMPLEXITY, SET_INBAND_FEC = 2048, 4002, 4004, 4010, 4012
+BANDWIDTH_WIDEBAND = 1103
+FRAME = 960  # 20 ms at 48 kHz
+
+
+def encode(speech, bitrate, fullband):
+    error = ctypes.c_int()
+    encoder = ctypes.c_void_p(OPUS.opus_encoder_create(48000, 1, APPLICATION_VOIP, ctypes.byref(error)))
+    for request, value in [(SET_BITRATE, bitrate), (SET_COMPLEXITY, 9), (SET_INBAND_FEC, 0)] + (
+            [] if fullband else [(SET_MAX_BANDWIDTH, BANDWIDTH_WIDEBAND)]):
+        OPUS.opus_encoder_ctl(encoder, ctypes.c_int(request), ctypes.c_int(value))
+    packets, buffer = [], (ctypes.c_ubyte * 1500)()
+    for start in range(0, len(speech), FRAME):
+        frame = np.zeros(FRAME, dtype=np.int16)
+        frame[:len(speech[start:start + FRAME])] = speech[start:start + FRAME]
+        size = OPUS.opus_encode(encoder, frame.ctypes.data_as(ctypes.POINTER(ctypes.c_int16)), FRAME, buffer, 1500)
+        packets.append(bytes(buffer[:size]))
+    OPUS.opus_encoder_destroy(encoder)
+    return packets
+
+
+def decode(packets, lost, plc_samples):
+    error = ctypes.c_int()
+    decoder = ctypes.c_void_p(OPUS.opus_decoder_create(48000, 1, ctypes.byref(error)))
+    out = np.zeros(FRAME * len(packets), dtype=np.int16)
+    for index, packet in enumerate(packets):
+        if index in lost:
+            for part in range(0, FRAME, plc_samples):
+                target = out[index * FRAME + part:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
+                OPUS.opus_decode(decoder, None, 0, target, plc_samples, 0)
+        else:
+            data = (ctypes.c_ubyte * len(packet)).from_buffer_copy(packet)
+            target = out[index * FRAME:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
+            OPUS.opus_decode(decoder, data, len(packet), target, FRAME, 0)
+    OPUS.opus_decoder_destroy(decoder)
+    return out
+
+
+def lost_packets(kind, seed, count, first):
+    """Indices lost from `first` on (the relay passes the call's set-up unimpaired)."""
+    random = np.random.default_rng(seed)
+    lost, bad = set(), False
+    for index in range(count):
+        if kind == "uniform":
+            bad = random.random() < 0.05
+        else:  # Gilbert-Elliott: the bad state loses everything; mean burst 3, mean loss 5 %
+            bad = random.random() >= 1 / 3 if bad else random.random() < 0.05 / (0.95 * 3)
+        if bad and index >= first:
+            lost.add(index)
+    return lost
+
+
+def pesq_wb(reference, samples, scratch):
+    wavfile.write(scratch, 48000, samples)
+    output = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "quality.py"), reference, scratch, "--json"],
+                            check=True, capture_output=True, text=True).stdout
+    return json.loads(output)["pesq_wb"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("speech")
+    parser.add_argument("--seeds", default="1-6")
+    parser.add_argument("--bitrate", type=int, default=48000)
+    parser.add_argument("--fullband", action="store_true")
+    parser.add_argument("--plc-ms", type=int, default=10, choices=[10, 20], help="samples per PLC call")
+    args = parser.parse_args()
+    low, _, high = args.seeds.partition("-")
+    seeds = range(int(low), int(high or low) + 1)
+    rate, speech = wavfile.read(args.speech)
+    if rate != 48000 or speech.ndim != 1:
+        sys.exit("plc_ceiling.py: needs 48 kHz mono speech (ReceiverCompare's speech.wav)")
+    packets = encode(speech, args.bitrate, args.fullband)
+    first = int(1.5 * 50)  # the speech starts 2 s in; losses from 1.5 s as in the relay scenarios
+    with tempfile.TemporaryDirectory() as scratch_dir:
+        scratch = os.path.join(scratch_dir, "out.wav")
+        print(f"clean: PESQ-WB {pesq_wb(args.speech, decode(packets, set(), args.plc_ms * 48), scratch):.2f}")
+        results = {}
+        for kind in ("uniform", "bursty"):
+            scores = [pesq_wb(args.speech, decode(packets, lost_packets(kind, seed, len(packets), first),
+                                                  args.plc_ms * 48), scratch) for seed in seeds]
+            results[kind] = round(statistics.median(scores), 2)
+            print(f"{kind}: median PESQ-WB {results[kind]:.2f} over seeds {list(seeds)}: "
+                  + ", ".join(f"{s:.2f}" for s in scores))
+    print("RESULT_JSON " + json.dumps({"bitrate": args.bitrate, "fullband": args.fullband, **results}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,370 @@
+"""Our receiver beside libwebrtc's (headless Chromium) on the same sender and the same impairments, in one run.
+
+One `polyvoice bridge --agent play:FILE` on a shared media port plays the same speech to every call; a
+`polyvoice impair --per-client` relay in front of that port impairs what the bridge sends (each client gets its own
+copy of the impairment, seeded alike, so both receivers lose the same packets of their stream and see the same
+delays). Per scenario and relay seed, two calls run at once: `polyvoice call --output` (ours) and a page in headless
+Chromium (receiver.html: a PROTOCOL.md client that records what libwebrtc plays through WebAudio). A helper HTTP
+server here serves that page and proxies the bridge's REST routes on the same origin (Chromium blocks the bridge's
+other origin); both receivers provision through it. With --no-fec it also rewrites both receivers' SDP to
+`useinbandfec=0`, so the sender codes without in-band FEC (PLC only). PESQ-WB and STOI of what each receiver played
+come from scripts/quality.py; concealment and jitter buffer delay from each side's stats (W3C inbound-rtp).
+
+Everything runs in a network namespace of its own that has only a loopback interface (run.sh makes it), so
+nothing can be sent anywhere but 127.0.0.0/8.
+
+Usage: run.py [--seeds 1,2,3] [--scenarios clean,loss-5pct,...] [--no-fec] [--ours-only] [--polyvoice PATH]
+              [--out DIR]
+"""
+
+import argparse
+import base64
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+from scipy.io import wavfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+# Relay options per scenario (impairing what the bridge sends, i.e. what the receivers get; --burst is in ms of
+# 20 ms packets: 60 ms is a mean burst of 3).
+SCENARIOS = {
+    "clean": [],
+    "loss-5pct": ["--loss", "5"],
+    "jitter-40+30ms": ["--delay", "40", "--jitter", "30"],
+    "bursty-5pct-b3": ["--loss", "5", "--burst", "60"],
+}
+# The call's set-up (ICE, DTLS, pull) passes unimpaired; the speech starts 2 s into the agent's audio.
+IMPAIR_AFTER_S = 1.5
+LEAD_SILENCE_S = 2.0
+CHROMIUM_FLAGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+    "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+    "--autoplay-policy=no-user-gesture-required", "--allow-loopback-in-peer-connection",
+    "--disable-features=WebRtcHideLocalIpsWithMdns", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-extensions", "--enable-logging=stderr",
+]
+
+
+def run(command):
+    return subprocess.run(command, check=True, text=True, capture_output=True).stdout
+
+
+def make_speech(out):
+    """2 s of silence, two espeak-ng voices, 1 s of silence: 48 kHz 16-bit mono (what the agent plays)."""
+    parts = [
+        (["espeak-ng", "-v", "en-us+m3", "-s", "160"],
+         "The quick brown fox jumps over the lazy dog. Voice agents answer questions about your account."),
+        (["espeak-ng", "-v", "en+f3", "-s", "160"],
+         "Thank you for calling. I can help you change your booking or check the weather in Paris."),
+    ]
+    files = []
+    for index, (command, text) in enumerate(parts):
+        raw = os.path.join(out, f"voice{index}-tts.wav")
+        run(command + ["-w", raw, text])
+        files.append(raw)
+    speech = os.path.join(out, "speech.wav")
+    run(["sox", "-D", files[0], files[1], "-r", "48000", "-b", "16", "-c", "1", speech, "norm", "-3",
+         "pad", str(LEAD_SILENCE_S), "1"])
+    microphone = os.path.join(out, "microphone.wav")
+    run(["sox", "-D", "-n", "-r", "48000", "-b", "16", "-c", "1", microphone, "trim", "0", "1"])
+    return speech, microphone
+
+
+def free_udp_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Helper(ThreadingHTTPServer):
+    """Serves the page and proxies /api/ to the bridge; collects the page's log and result."""
+
+    daemon_threads = True
+
+    def __init__(self, bridge_url):
+        super().__init__(("127.0.0.1", 0), HelperHandler)
+        self.bridge_url = bridge_url
+        self.no_fec = False
+        self.reset()
+
+    def reset(self):
+        self.result = None
+        self.result_ready = threading.Event()
+        self.page_log = []
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.server_address[1]}/"
+
+
+class HelperHandler(BaseHTTPRequestHandler):
+    server: Helper
+
+    def log_message(self, *_):
+        pass
+
+    def body(self):
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def reply(self, status, body, content_type="application/json", extra=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in extra:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        files = {"/receiver.html": "text/html", "/capture-worklet.js": "text/javascript"}
+        path = urllib.parse.urlparse(self.path).path
+        if path not in files:
+            return self.reply(404, b"not found", "text/plain")
+        with open(os.path.join(HERE, path.lstrip("/")), "rb") as handle:
+            self.reply(200, handle.read(), files[path])
+
+    def do_POST(self):
+        if self.path == "/log":
+            self.server.page_log.append(self.body().decode(errors="replace"))
+            return self.reply(204, b"")
+        if self.path == "/result":
+            self.server.result = json.loads(self.body())
+            self.server.result_ready.set()
+            return self.reply(204, b"")
+        self.proxy("POST")
+
+    def do_DELETE(self):
+        self.proxy("DELETE")
+
+    def proxy(self, method):
+        if not self.path.startswith("/api/"):
+            return self.reply(404, b"not found", "text/plain")
+        body = self.body() if method == "POST" else None
+        if body and self.server.no_fec:
+            body = body.replace(b"useinbandfec=1", b"useinbandfec=0")
+        headers = {name: self.headers[name] for name in ("Authorization", "X-Call-Token", "Content-Type", "Accept")
+                   if self.headers.get(name)}
+        request = urllib.request.Request(urllib.parse.urljoin(self.server.bridge_url, self.path), data=body,
+                                         headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                status, payload, response_headers = response.status, response.read(), response.headers
+        except urllib.error.HTTPError as error:
+            status, payload, response_headers = error.code, error.read(), error.headers
+        if status == 200 and self.path == "/api/v1/call":
+            payload = self.events_to_bridge(payload)
+        extra = [("Retry-After", response_headers["Retry-After"])] if response_headers.get("Retry-After") else []
+        self.reply(status, payload, response_headers.get("Content-Type") or "application/json", extra)
+
+    def events_to_bridge(self, payload):
+        """The events WebSocket goes to the bridge itself (an absolute URL): the helper proxies only REST."""
+        call = json.loads(payload)
+        extra = call.get("creds", {}).get("extra", {})
+        if "eventsUrl" in extra:
+            extra["eventsUrl"] = urllib.parse.urljoin(self.server.bridge_url, extra["eventsUrl"])
+        return json.dumps(call).encode()
+
+
+def start_bridge(polyvoice, speech, media_port, relay_port, log):
+    bridge = subprocess.Popen(
+        [polyvoice, "bridge", "--port", "0", "--allow-any-token", "--agent", f"play:{speech}",
+         "--media-port", str(media_port), "--advertise", f"127.0.0.1:{relay_port}", "--rate", "1000"],
+        stdout=subprocess.PIPE, stderr=log, text=True)
+    for line in bridge.stdout:
+        match = re.search(r"listening on (http://\S+/)", line)
+        if match:
+            threading.Thread(target=lambda: [None for _ in bridge.stdout], daemon=True).start()
+            return bridge, match.group(1)
+    raise RuntimeError("the bridge exited before listening")
+
+
+def ours(polyvoice, helper_url, seconds, wav, log):
+    """Our receiver: `polyvoice call` through the helper; returns the Popen (its stdout is NDJSON)."""
+    environment = dict(os.environ, POLYVOICE_WEBRTC_TOKEN="bench")
+    return subprocess.Popen(
+        [polyvoice, "call", "--bridge", helper_url, "--input", "null", "--output", wav, "--duration", str(seconds),
+         "--json"], stdout=subprocess.PIPE, stderr=log, text=True, env=environment)
+
+
+def ours_stats(stdout):
+    summary = next((json.loads(line) for line in stdout.splitlines() if '"summary"' in line), None)
+    if summary is None or summary.get("result") != "ended":
+        raise RuntimeError(f"our call did not end cleanly: {summary}")
+    playout = summary["playout"]
+    return {
+        "concealed_pct": 100 * playout["concealedSamples"] / max(playout["totalSamplesReceived"], 1),
+        "concealment_events": playout["concealmentEvents"],
+        "delay_ms": playout["meanDelayMs"],
+        "packets_lost": summary["packetsLost"],
+        "discarded": playout["packetsDiscarded"],
+    }
+
+
+def chromium_stats(inbound):
+    emitted = max(inbound.get("jitterBufferEmittedCount", 0), 1)
+    return {
+        "concealed_pct": 100 * inbound.get("concealedSamples", 0) / max(inbound.get("totalSamplesReceived", 0), 1),
+        "concealment_events": inbound.get("concealmentEvents", 0),
+        "delay_ms": 1000 * inbound.get("jitterBufferDelay", 0) / emitted,
+        "packets_lost": inbound.get("packetsLost", 0),
+        "discarded": inbound.get("packetsDiscarded", 0),
+    }
+
+
+def score(speech, wav):
+    output = run([os.path.join(ROOT, ".venv", "bin", "python"), os.path.join(ROOT, "scripts", "quality.py"),
+                  speech, wav, "--json", "--max-delay", "3"])
+    return json.loads(output)
+
+
+def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, seed, out):
+    """Both receivers at once through a fresh relay; returns {"ours": {...}, "chromium": {...}}."""
+    os.makedirs(out, exist_ok=True)
+    log = open(os.path.join(out, "log.txt"), "w")
+    relay = subprocess.Popen(
+        [args.polyvoice, "impair", "--listen", f"127.0.0.1:{relay_port}", "--upstream", f"127.0.0.1:{media_port}",
+         "--direction", "down", "--per-client", "--after", str(IMPAIR_AFTER_S), "--seed", str(seed),
+         *SCENARIOS[scenario]], stdout=log, stderr=log)
+    time.sleep(0.3)
+    helper.reset()
+    profile = tempfile.mkdtemp(prefix="pv-chromium-")
+    seconds = args.seconds
+    page = f"{helper.url}receiver.html?seconds={seconds}"
+    chromium = None
+    if not args.ours_only:
+        chromium = subprocess.Popen(
+            [args.chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+             f"--use-file-for-fake-audio-capture={microphone}%noloop", page],
+            stdout=log, stderr=open(os.path.join(out, "chromium.log"), "w"))
+    our_wav = os.path.join(out, "ours.wav")
+    call = ours(args.polyvoice, helper.url, seconds, our_wav, log)
+    try:
+        our_stdout, _ = call.communicate(timeout=seconds + 30)
+        if chromium and not helper.result_ready.wait(timeout=seconds + 40):
+            raise RuntimeError("Chromium sent no result; its page log: " + " | ".join(helper.page_log))
+    finally:
+        for process in (chromium, relay) if chromium else (relay,):
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        shutil.rmtree(profile, ignore_errors=True)
+        with open(os.path.join(out, "page.log"), "w") as handle:
+            handle.write("\n".join(helper.page_log) + "\n")
+        with open(os.path.join(out, "ours.ndjson"), "w") as handle:
+            handle.write(our_stdout if call.returncode is not None else "")
+    outcome = {"ours": {**score(speech, our_wav), **ours_stats(our_stdout)}}
+    if not chromium:
+        return outcome
+    result = helper.result
+    if not result.get("ok"):
+        raise RuntimeError(f"Chromium failed: {result.get('error')}; page log: {' | '.join(helper.page_log)}")
+    chromium_wav = os.path.join(out, "chromium.wav")
+    pcm = np.frombuffer(base64.b64decode(result["pcm"]), dtype="<i2")
+    wavfile.write(chromium_wav, result["sampleRate"], pcm)
+    with open(os.path.join(out, "chromium-inbound.json"), "w") as handle:
+        json.dump(result["inbound"], handle, indent=1)
+    outcome["chromium"] = {**score(speech, chromium_wav), **chromium_stats(result["inbound"] or {})}
+    return outcome
+
+
+def median(runs, side, key):
+    return statistics.median(run[side][key] for run in runs)
+
+
+def report(results, fec):
+    """The Markdown table (medians over seeds) and the RESULT_JSON figures."""
+    sender = "with in-band FEC as the receiver's reports ask" if fec else "without FEC (useinbandfec=0)"
+    print(f"\nReceiverCompare, sender: the bridge's play agent {sender}; medians over relay seeds "
+          "(PESQ-WB per seed in brackets).\n")
+    print("| network | receiver | PESQ-WB | STOI | concealed % | concealment events | jitter buffer delay ms |")
+    print("|---|---|---|---|---|---|---|")
+    figures = {}
+    for scenario, runs in results.items():
+        figures[scenario] = {}
+        for side, name in (("chromium", "libwebrtc (Chromium)"), ("ours", "PolyVoice")):
+            if side not in runs[0]:
+                continue
+            row = {key: round(median(runs, side, key), 3)
+                   for key in ("pesq_wb", "stoi", "concealed_pct", "concealment_events", "delay_ms")}
+            row["pesq_wb_runs"] = [round(run[side]["pesq_wb"], 2) for run in runs]
+            figures[scenario][side] = row
+            print(f"| {scenario} | {name} | {row['pesq_wb']:.2f} ({', '.join(f'{v:.2f}' for v in row['pesq_wb_runs'])})"
+                  f" | {row['stoi']:.3f} | {row['concealed_pct']:.1f} | {row['concealment_events']:.0f}"
+                  f" | {row['delay_ms']:.0f} |")
+        if "chromium" in figures[scenario]:
+            figures[scenario]["ours_at_least_libwebrtc"] = (
+                figures[scenario]["ours"]["pesq_wb"] >= figures[scenario]["chromium"]["pesq_wb"])
+    return figures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--polyvoice", default=os.path.join(ROOT, ".build", "release", "polyvoice"))
+    parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
+    parser.add_argument("--seeds", default="1,2,3")
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--seconds", type=float, default=0, help="call length (default: the speech + 1.5 s)")
+    parser.add_argument("--no-fec", action="store_true", help="receivers ask for no in-band FEC (useinbandfec=0)")
+    parser.add_argument("--ours-only", action="store_true", help="leave Chromium out (our receiver's variants)")
+    parser.add_argument("--out", default=os.path.join(ROOT, "out", "receiver-compare"))
+    args = parser.parse_args()
+    args.out = os.path.join(args.out, "no-fec" if args.no_fec else "fec")
+    os.makedirs(args.out, exist_ok=True)
+    speech, microphone = make_speech(args.out)
+    rate, samples = wavfile.read(speech)
+    if not args.seconds:
+        args.seconds = round(len(samples) / rate + 1.5, 1)
+
+    media_port, relay_port = free_udp_port(), free_udp_port()
+    bridge_log = open(os.path.join(args.out, "bridge.log"), "w")
+    bridge, bridge_url = start_bridge(args.polyvoice, speech, media_port, relay_port, bridge_log)
+    helper = Helper(bridge_url)
+    helper.no_fec = args.no_fec
+    threading.Thread(target=helper.serve_forever, daemon=True).start()
+    results = {}
+    try:
+        for scenario in args.scenarios.split(","):
+            results[scenario] = []
+            for seed in [int(s) for s in args.seeds.split(",")]:
+                out = os.path.join(args.out, f"{scenario}-seed{seed}")
+                outcome = one_run(args, helper, speech, microphone, relay_port, media_port, scenario, seed, out)
+                results[scenario].append(outcome)
+                print(f"{scenario} seed {seed}: " + "; ".join(
+                    f"{side} PESQ-WB {r['pesq_wb']:.2f} STOI {r['stoi']:.3f} concealed {r['concealed_pct']:.1f} % "
+                    f"delay {r['delay_ms']:.0f} ms" for side, r in outcome.items()), flush=True)
+    finally:
+        helper.shutdown()
+        bridge.terminate()
+        bridge.wait(timeout=10)
+    figures = report(results, fec=not args.no_fec)
+    with open(os.path.join(args.out, "results.json"), "w") as handle:
+        json.dump({"runs": results, "medians": figures}, handle, indent=1)
+    summary = {
+        "fec": not args.no_fec, "seeds": args.seeds,
+        "pesq_wb_median": {name: {side: row[side]["pesq_wb"] for side in ("ours", "chromium") if side in row}
+                           for name, row in figures.items()},
+    }
+    if not args.ours_only:
+        summary["ours_at_least_libwebrtc"] = {name: row["ours_at_least_libwebrtc"] for name, row in figures.items()}
+    print("RESULT_JSON " + json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
