@@ -2,7 +2,7 @@
 // PESQ-WB early and late, and how the call ended.
 import Foundation
 
-struct ClientCallSummary: Encodable {
+struct ClientCallSummary: ResultJSON {
     struct Sample: Encodable {
         var t: Double
         var rssMb: Double
@@ -123,16 +123,13 @@ struct ClientCallSummary: Encodable {
     }
 
     func report() -> [String] {
-        func slope(_ trend: Trend, _ unit: String) -> String {
-            "\(trend.perHour.map { fmt($0, 2) } ?? "n/a") \(unit)/h (range \(fmt(trend.min, 1))–\(fmt(trend.max, 1)))"
-        }
         let scores = echo.map { "\(fmt($0.startS))s \(fmt($0.pesqWb, 2))" }.joined(separator: ", ")
         return [
             "the call ended: \(result), exit code \(exitCode) (\(endedNormally ? "normally" : "NOT normally"))",
-            "after \(fmt(warmupS)) s warm-up: call RSS \(slope(callRss, "MB")), fds \(slope(callDescriptors, "")), "
-                + "threads \(slope(callThreads, ""))",
-            "jitter-buffer delay per interval: \(slope(jitterDelay, "ms")); drift RTP time − audio clock: "
-                + "\(slope(drift, "ms"))",
+            "after \(fmt(warmupS)) s warm-up: call RSS \(callRss.described("MB")), fds \(callDescriptors.described("")), "
+                + "threads \(callThreads.described(""))",
+            "jitter-buffer delay per interval: \(jitterDelay.described("ms")); drift RTP time − audio clock: "
+                + "\(drift.described("ms"))",
             "echo PESQ-WB by period start: \(scores)",
             "early \(pesqEarly.map { fmt($0, 2) } ?? "n/a"), late \(pesqLate.map { fmt($0, 2) } ?? "n/a"); echo delay "
                 + "early \(echoDelayEarlyMs.map { fmt($0) } ?? "n/a") ms, late \(echoDelayLateMs.map { fmt($0) } ?? "n/a") ms",
@@ -143,10 +140,4 @@ struct ClientCallSummary: Encodable {
         ]
     }
 
-    func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
 }

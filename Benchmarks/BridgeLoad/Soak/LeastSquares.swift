@@ -27,3 +27,10 @@ struct Trend: Encodable {
         max = points.map(\.value).max() ?? 0
     }
 }
+
+extension Trend {
+    /// "slope unit/h (range min–max)" for the log.
+    func described(_ unit: String) -> String {
+        "\(perHour.map { fmt($0, 2) } ?? "n/a") \(unit)/h (range \(fmt(min, 1))–\(fmt(max, 1)))"
+    }
+}

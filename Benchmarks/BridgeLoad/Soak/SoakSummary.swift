@@ -2,7 +2,7 @@
 // call, the time series (for the report's plot) and whether the targets hold.
 import Foundation
 
-struct SoakSummary: Encodable {
+struct SoakSummary: ResultJSON {
     struct MemoryAtCalls: Encodable {
         var calls: Int
         var rssMb: Double
@@ -11,7 +11,8 @@ struct SoakSummary: Encodable {
     var mode = "soak"
     var durationS: Double
     var concurrentCalls: Int
-    var callLifetimeS: [Double]
+    var callLifetimeMinS: Double
+    var callLifetimeMaxS: Double
     var seed: UInt64
     var warmupS: Double
     var sampleS: Double
@@ -63,7 +64,8 @@ struct SoakSummary: Encodable {
     init(settings: SoakSettings) {
         durationS = settings.duration
         concurrentCalls = settings.calls
-        callLifetimeS = [settings.lifetime.lowerBound, settings.lifetime.upperBound]
+        callLifetimeMinS = settings.lifetime.lowerBound
+        callLifetimeMaxS = settings.lifetime.upperBound
         seed = settings.seed
         warmupS = settings.warmup
         sampleS = settings.sampleEvery
@@ -108,13 +110,6 @@ struct SoakSummary: Encodable {
             && bridgeAfter.threads <= bridgeIdle.threads
     }
 
-    /// One line of JSON, snake_case keys sorted: the `RESULT_JSON` line.
-    func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
 }
 
 extension ProcessResources: Encodable {
@@ -130,15 +125,12 @@ extension ProcessResources: Encodable {
 extension SoakSummary {
     /// The figures as lines for the log.
     func report() -> [String] {
-        func slope(_ trend: Trend, _ unit: String) -> String {
-            "\(trend.perHour.map { fmt($0, 2) } ?? "n/a") \(unit)/h (range \(fmt(trend.min, 1))–\(fmt(trend.max, 1)))"
-        }
         let perCall = [bridgeKbPerCallFromIdle, bridgeKbPerCallSecondHalf].map { $0.map { fmt($0) } ?? "n/a" }
         return [
             "calls completed \(callsCompleted), setup failures \(setupFailures); samples \(samples.count)",
-            "after \(fmt(warmupS)) s warm-up: bridge RSS \(slope(bridgeRss, "MB")), generator RSS \(slope(generatorRss, "MB"))",
-            "  bridge fds \(slope(bridgeDescriptors, "")), threads \(slope(bridgeThreads, ""))",
-            "  generator fds \(slope(generatorDescriptors, "")), threads \(slope(generatorThreads, ""))",
+            "after \(fmt(warmupS)) s warm-up: bridge RSS \(bridgeRss.described("MB")), generator RSS \(generatorRss.described("MB"))",
+            "  bridge fds \(bridgeDescriptors.described("")), threads \(bridgeThreads.described(""))",
+            "  generator fds \(generatorDescriptors.described("")), threads \(generatorThreads.described(""))",
             "packets owed \(fmt(expectedPackets)); lost to the bridge's CPU \(fmt(lostBridgeCpu)), to the generator's "
                 + "CPU \(fmt(lostGeneratorCpu)), other \(fmt(lostOther))",
             "frame-clock lag: bridge mean \(fmt(bridgeLagMeanMs, 2)) ms, worst p99 ≤ "
