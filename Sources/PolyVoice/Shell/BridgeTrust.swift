@@ -10,7 +10,7 @@ enum BridgeTrust {
 
     /// The REST transport for `baseURL`. An `http:` bridge (a local or LAN one) goes through the project's own
     /// HTTP/1.1 client (`TLSHTTPTransport` over plain TCP): a TCP connect per request costs next to nothing
-    /// there, and URLSession would bring libcurl's initialisation, about 7 MB of a call's memory
+    /// there, and URLSession would bring libcurl's initialisation, several MB of a call's memory
     /// (docs/MEMORY.md). With a CA file an `https:` bridge goes through it too, the only transport that can add
     /// one (URLSession on Linux cannot, and must not quietly skip verification instead). Any other `https:`
     /// bridge uses URLSession, whose pooled keep-alive connections save a TLS handshake per request.
