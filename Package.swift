@@ -31,7 +31,8 @@ let package = Package(
             name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
             providers: [.apt(["libwebrtc-audio-processing-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
-        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // Header only: libespeak-ng is loaded when first used (see its shim.h), so no pkgConfig (its -l flag).
+        .systemLibrary(name: "CEspeakNG", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLinux"),  // epoll, eventfd, timerfd, netlink headers (no library to link)
 

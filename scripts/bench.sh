@@ -2,7 +2,7 @@
 # `make bench`: builds release, runs every benchmark, and writes one report (Benchmarks/results/latest.{json,md}
 # plus PNG plots, by scripts/bench_report.py). Each benchmark's full output goes to out/bench/<name>.log; its
 # last line `RESULT_JSON {…}` is its machine-readable figures (a benchmark without one is reported "missing").
-# A benchmark that fails does not stop the others. About 15 minutes on 2 cores.
+# A benchmark that fails does not stop the others. About 40 minutes on 2 cores (the soak and the long call take 11 each).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOGS=out/bench
@@ -55,6 +55,10 @@ run ConcealLoad .venv/bin/python Benchmarks/ConcealLoad/run.py --runs 3
 run MediaFlood bash Benchmarks/MediaFlood/run.sh
 # Issue 19: 1,000 callers that vanish without a goodbye, reaped at --media-timeout by a real bridge, 40 at a time.
 run Reaping bash Benchmarks/Reaping/run.sh
+# Issue 19: 100 echo calls churning for 10 minutes; RSS slopes, descriptors, threads, lag, loss by cause.
+run Soak .build/release/BridgeLoad --soak 600
+# Issue 19: one 10-minute polyvoice call (looped file audio, echo): RSS slope, jitter delay, drift, PESQ early vs late.
+run ClientCall .build/release/BridgeLoad --client-call 600
 # Issue 21: the sender's PESQ-WB table, the bridge echo's extra generation by mode, and the echo as aiortc hears it.
 run SenderEval bash Benchmarks/SenderEval/run.sh
 run SenderEcho bash Benchmarks/SenderEval/run.sh --echo --complexities 0,1,5,9 --bitrates 32000,48000,64000

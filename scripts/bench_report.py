@@ -38,6 +38,12 @@ BENCHES = [
     ("ConcealLoad", "concurrent echo calls with busy processes: concealment with zero loss, round trip, PESQ-WB"),
     ("MediaFlood", "20 echo calls on the shared media port under a 20,000 datagram/s flood for 10 s: packets lost, drops counted by category vs sent"),
     ("Reaping", "callers that vanish (SIGSTOP) reaped at --media-timeout by a real bridge, in batches: fds and live calls back to baseline"),
+    ("Soak", "100 churning echo calls (30–120 s each, seeded) on the reference bridge for 10 minutes: RSS slopes after "
+     "warm-up, descriptors, threads, CPU, frame-clock lag of the bridge and the load generator, packets lost by cause, "
+     "the bridge's RSS per added call (`.build/release/BridgeLoad --soak 600`)"),
+    ("ClientCall", "one 10-minute `polyvoice call` (file audio looped, echo agent): RSS slope, jitter-buffer delay and "
+     "drift between its audio clock and RTP time over time, PESQ-WB of the echoed speech early and late "
+     "(`.build/release/BridgeLoad --client-call 600`)"),
     ("SenderEval", "PESQ-WB of what the far end decodes against Opus bitrate, bandwidth and complexity, clean and "
      "at 2/5/10 % loss with FEC (our OpusEncoder; docs/SENDER.md)"),
     ("SenderEcho", "the bridge echo's extra Opus generation: PESQ-WB and encoder µs per frame by mode"),
@@ -159,8 +165,13 @@ def cell(value):
     return str(value).replace("|", "\\|")
 
 
+# Time series drawn as a plot instead of a table.
+SERIES_KEYS = {"samples", "echo"}
+
+
 def figures_table(result):
     rows = ["| figure | value |", "|---|---|"]
+    result = {key: value for key, value in result.items() if key not in SERIES_KEYS}
     for key, value in result.items():
         if key == "bench":
             continue
@@ -349,6 +360,79 @@ def plot_bridge(steps, out):
     return path
 
 
+def plot_soak(result, out, name):
+    """The soak's samples over time: both processes' RSS, descriptors, threads, CPU, lag; loss per interval."""
+    samples = result.get("samples") or []
+    if not samples:
+        return None
+    minutes = [s["t"] / 60 for s in samples]
+    panels = [
+        ("RSS, MB", "rss_mb"),
+        ("open descriptors", "descriptors"),
+        ("threads", "threads"),
+        ("CPU, % of one core", "cpu_percent"),
+        ("frame-clock lag (mean), ms", "lag_mean_ms"),
+    ]
+    fig, axes = plt.subplots(2, 3, figsize=(14, 7))
+    for ax, (label, key) in zip(axes.flat, panels):
+        for process, style in (("bridge", "tab:blue"), ("generator", "tab:orange")):
+            ax.plot(minutes, [s[process][key] for s in samples], label=process, color=style)
+        ax.set_title(label)
+        ax.set_xlabel("minutes")
+        ax.grid(alpha=0.3)
+        warmup = result.get("warmup_s")
+        if warmup:
+            ax.axvline(warmup / 60, color="gray", linestyle=":", linewidth=1)
+    axes.flat[0].legend()
+    ax = axes.flat[5]
+    for key, label in (("bridge_caused_loss", "bridge CPU"), ("generator_caused_loss", "generator CPU"), ("other_loss", "other")):
+        values = [s.get(key) for s in samples if key in s]
+        if values:
+            ax.plot(minutes[: len(values)], values, label=label)
+    ax.set_title("packets lost per interval, by cause")
+    ax.set_xlabel("minutes")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.suptitle(f"{name}: time series (dotted: end of warm-up)")
+    fig.tight_layout()
+    path = os.path.join(out, f"{name.lower()}_timeseries.png")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_client_call(result, out):
+    """The long call over time: RSS, jitter-buffer delay, drift, and the echo's PESQ-WB per period."""
+    samples = result.get("samples") or []
+    if not samples:
+        return None
+    minutes = [s["t"] / 60 for s in samples]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7))
+    series = [
+        (axes[0][0], "call RSS, MB", [s["rss_mb"] for s in samples]),
+        (axes[0][1], "jitter-buffer delay (interval mean), ms", [s.get("jitter_delay_ms") for s in samples]),
+        (axes[1][0], "drift: RTP time − audio clock, ms", [s.get("drift_ms") for s in samples]),
+    ]
+    for ax, title, values in series:
+        points = [(m, v) for m, v in zip(minutes, values) if v is not None]
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker=".")
+        ax.set_title(title)
+        ax.set_xlabel("minutes")
+        ax.grid(alpha=0.3)
+    ax = axes[1][1]
+    echo = result.get("echo") or []
+    ax.plot([e["start_s"] / 60 for e in echo], [e["pesq_wb"] for e in echo], marker="o")
+    ax.set_title("echoed speech, PESQ-WB per period")
+    ax.set_xlabel("minutes")
+    ax.grid(alpha=0.3)
+    fig.suptitle("ClientCall: one long polyvoice call through the echo agent")
+    fig.tight_layout()
+    path = os.path.join(out, "clientcall_timeseries.png")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", default=os.path.join(ROOT, "out", "bench"))
@@ -371,6 +455,10 @@ def main():
     if jitter:
         plots["JitterEval"] = plot_jitter(jitter, args.out)
     plots["BridgeLoad"] = plot_bridge(steps, args.out)
+    if "missing" not in results["Soak"]:
+        plots["Soak"] = plot_soak(results["Soak"], args.out, "Soak")
+    if "missing" not in results["ClientCall"]:
+        plots["ClientCall"] = plot_client_call(results["ClientCall"], args.out)
 
     with open(os.path.join(args.out, "latest.json"), "w") as handle:
         json.dump({"machine": machine, "benchmarks": results}, handle, indent=1, sort_keys=True)

@@ -72,6 +72,8 @@ rm -rf "$shlibs" && mkdir -p "$shlibs/debian"
 printf 'Source: polyvoice\n\nPackage: polyvoice\nArchitecture: amd64\n' > "$shlibs/debian/control"
 depends=$(cd "$shlibs" && dpkg-shlibdeps -O "$stage/usr/bin/polyvoice" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "package: dpkg-shlibdeps found no dependencies"; exit 1; }
+# libespeak-ng is loaded when first used (dlopen, Sources/CEspeakNG/shim.h), so dpkg-shlibdeps cannot see it.
+depends="$depends, libespeak-ng1 (>= 1.51)"
 
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@MAINTAINER@|$maintainer|" -e "s|@INSTALLED_SIZE@|$size|" \

@@ -1,6 +1,7 @@
 // The bridge under test as a child process (`polyvoice bridge`), so its CPU is measured apart from the
 // load generator's, plus a scraper of its Prometheus /metrics.
 import Foundation
+import PolyNet
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -64,14 +65,30 @@ struct BridgeCounters {
     var sent = 0.0
     var lost = 0.0
     var concealedSeconds = 0.0
+    /// Ended calls by outcome (`hangup`, `media_timeout`, …).
+    var callsEnded: [String: Double] = [:]
+    /// The bridge's event loops' frame-clock lag, summed over its loops.
+    var lag = EventLoopLagSnapshot()
 
     static func fetch(port: Int) async throws -> BridgeCounters {
         let url = URL(string: "http://127.0.0.1:\(port)/metrics")!
         let (data, _) = try await URLSession.shared.data(from: url)
         var counters = BridgeCounters()
+        var cumulativeLag: [String: [Double]] = [:]  // per loop label, the cumulative buckets in order
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
             let parts = line.split(separator: " ")
             guard parts.count == 2, let value = Double(parts[1]) else { continue }
+            let (name, labels) = Self.split(parts[0])
+            switch name {
+            case "polyvoice_bridge_calls_total": counters.callsEnded[labels["outcome"] ?? "", default: 0] += value
+            case "polyvoice_bridge_event_loop_lag_seconds_bucket":
+                cumulativeLag[labels["loop"] ?? "", default: []].append(value)
+            case "polyvoice_bridge_event_loop_lag_seconds_sum": counters.lag.sumSeconds += value
+            case "polyvoice_bridge_event_loop_lag_seconds_count": counters.lag.count += UInt64(value)
+            case "polyvoice_bridge_event_loop_lag_seconds_max":
+                counters.lag.maxSeconds = max(counters.lag.maxSeconds, value)
+            default: break
+            }
             switch parts[0] {
             case "polyvoice_bridge_active_calls": counters.activeCalls = value
             case "polyvoice_bridge_rtp_packets_received_total": counters.received = value
@@ -81,7 +98,25 @@ struct BridgeCounters {
             default: break
             }
         }
+        // Cumulative buckets (le order, +Inf last) back to counts per bucket, summed over the loops.
+        for buckets in cumulativeLag.values where buckets.count == counters.lag.bucketCounts.count {
+            for index in buckets.indices {
+                counters.lag.bucketCounts[index] += UInt64(buckets[index] - (index > 0 ? buckets[index - 1] : 0))
+            }
+        }
         return counters
+    }
+
+    /// `name{a="x",b="y"}` → the name and its labels (no escapes: the bridge's label values have none).
+    private static func split(_ sample: Substring) -> (String, [String: String]) {
+        guard let open = sample.firstIndex(of: "{"), sample.last == "}" else { return (String(sample), [:]) }
+        var labels: [String: String] = [:]
+        for pair in sample[sample.index(after: open)..<sample.index(before: sample.endIndex)].split(separator: ",") {
+            let keyValue = pair.split(separator: "=", maxSplits: 1)
+            guard keyValue.count == 2 else { continue }
+            labels[String(keyValue[0])] = String(keyValue[1].dropFirst().dropLast())
+        }
+        return (String(sample[..<open]), labels)
     }
 }
 

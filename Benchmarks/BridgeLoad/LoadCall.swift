@@ -24,12 +24,17 @@ struct CallCounters {
 }
 
 final class LoadCall: Sendable {
+    /// The call's number in the run (its seed for the soak's lifetimes).
+    let index: Int
     let transport: MediaTransport
     let sink: CountingSink
     let client: BridgeClient
     let events: EventsSocket
 
-    private init(transport: MediaTransport, sink: CountingSink, client: BridgeClient, events: EventsSocket) {
+    private init(
+        index: Int, transport: MediaTransport, sink: CountingSink, client: BridgeClient, events: EventsSocket
+    ) {
+        self.index = index
         self.transport = transport
         self.sink = sink
         self.client = client
@@ -80,7 +85,7 @@ final class LoadCall: Sendable {
                 }
             }
             try await client.renegotiate(answerSDP: try await transport.applyOffer(offer!))
-            return LoadCall(transport: transport, sink: sink, client: client, events: events)
+            return LoadCall(index: index, transport: transport, sink: sink, client: client, events: events)
         } catch {
             await transport.close()
             throw error
@@ -100,7 +105,9 @@ final class LoadCall: Sendable {
             samples: stats.inboundRtp.totalSamplesReceived, frames: frames, audible: audible)
     }
 
+    /// Hangs up (DELETE: the bridge ends the call at once) and closes media and the events socket.
     func close() async {
+        await client.hangUp()
         await transport.close()
         events.close()
     }

@@ -1,5 +1,5 @@
-// Readers of /proc: CPU time of a process and of its busiest thread, kernel UDP drops of its sockets,
-// and how busy the whole machine is (other processes compete for the same 2 cores).
+// Readers of /proc: CPU time of a process and of its busiest thread, kernel UDP drops of its sockets, its
+// memory, descriptors and threads, and how busy the whole machine is (other processes compete for the same 2 cores).
 import Foundation
 
 /// CPU ticks (USER_HZ) of one process: total and per thread; and how long its threads waited for a CPU.
@@ -55,19 +55,29 @@ struct ProcessCPU {
     }
 }
 
-/// Kernel receive drops (the `drops` column of /proc/net/udp) summed over a process's UDP sockets.
-enum UDPDrops {
-    static func read(pid: Int32) -> UInt64 {
+/// Kernel receive drops (the `drops` column of /proc/net/udp) of each of a process's UDP sockets, by inode:
+/// sockets come and go as calls churn, so differences are taken per socket (see `since`).
+struct UDPDrops {
+    var bySocket: [UInt64: UInt64] = [:]
+
+    static func read(pid: Int32) -> UDPDrops {
         let inodes = socketInodes(pid: pid)
-        guard let table = try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8) else { return 0 }
-        var drops: UInt64 = 0
+        guard let table = try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8) else { return UDPDrops() }
+        var drops = UDPDrops()
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")
             // sl local rem st tx:rx tr:when retrnsmt uid timeout inode ref pointer drops
             guard fields.count >= 13, let inode = UInt64(fields[9]), inodes.contains(inode) else { continue }
-            drops += UInt64(fields[12]) ?? 0
+            drops.bySocket[inode] = UInt64(fields[12]) ?? 0
         }
         return drops
+    }
+
+    /// Drops since `earlier` on the sockets open now (a new socket's count from zero). Drops of a socket
+    /// closed in between after `earlier` are not seen.
+    func since(_ earlier: UDPDrops) -> UInt64 {
+        bySocket.reduce(0) { sum, socket in sum + (socket.value - min(socket.value, earlier.bySocket[socket.key] ?? 0))
+        }
     }
 
     private static func socketInodes(pid: Int32) -> Set<UInt64> {
@@ -80,6 +90,27 @@ enum UDPDrops {
             inodes.insert(inode)
         }
         return inodes
+    }
+}
+
+/// A process's resident memory, open descriptors and threads (/proc/PID/status and /proc/PID/fd).
+struct ProcessResources {
+    var residentBytes: Double = 0
+    var descriptors = 0
+    var threads = 0
+
+    static func read(pid: Int32) -> ProcessResources {
+        var resources = ProcessResources()
+        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) {
+            for line in status.split(separator: "\n") {
+                let fields = line.split(whereSeparator: \.isWhitespace)
+                guard fields.count >= 2 else { continue }
+                if fields[0] == "VmRSS:" { resources.residentBytes = (Double(fields[1]) ?? 0) * 1024 }
+                if fields[0] == "Threads:" { resources.threads = Int(fields[1]) ?? 0 }
+            }
+        }
+        resources.descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count ?? 0
+        return resources
     }
 }
 

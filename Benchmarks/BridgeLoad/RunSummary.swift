@@ -1,7 +1,7 @@
 // The run's machine-readable summary: the `RESULT_JSON {…}` line the report script collects.
 import Foundation
 
-struct RunSummary: Encodable {
+struct RunSummary: ResultJSON {
     struct Step: Encodable {
         var calls: Int
         var seconds: Double
@@ -53,6 +53,12 @@ struct RunSummary: Encodable {
         cpuMsPerCallSecond = reference?.bridgeCpuMsPerCallSecond
     }
 
+}
+
+/// A run's figures, printed as the last line of its output (`RESULT_JSON {…}`, collected by scripts/bench_report.py).
+protocol ResultJSON: Encodable {}
+
+extension ResultJSON {
     /// One line of JSON, snake_case keys sorted (so runs diff cleanly).
     func json() -> String {
         let encoder = JSONEncoder()

@@ -1,24 +1,31 @@
 // Everything measured at one instant of a step; two snapshots make a step's figures.
 import Foundation
 import PolyCore
+import PolyNet
 
 struct Snapshot {
     var at: Instant
     var server: ProcessCPU
     var client: ProcessCPU
-    var serverDrops: UInt64
-    var clientDrops: UInt64
+    var serverDrops: UDPDrops
+    var clientDrops: UDPDrops
+    var serverResources: ProcessResources
+    var clientResources: ProcessResources
+    /// The generator's event loops' frame-clock lag, summed (the bridge's is in `bridge`).
+    var clientLag: EventLoopLagSnapshot
     var machine: MachineCPU
     var bridge: BridgeCounters
     /// Each call's counters, read concurrently (each with its own time: hops onto the loop take a while
     /// on a busy machine).
     var calls: [CallCounters]
 
-    static func take(bridge: BridgeProcess, calls: [LoadCall]) async throws -> Snapshot {
+    static func take(bridge: BridgeProcess, calls: [LoadCall], clientLoops: [EventLoop] = []) async throws -> Snapshot {
         let at = Instant.now()
         let server = ProcessCPU.read(pid: bridge.pid)
         let client = ProcessCPU.read(pid: getpid())
         let machine = MachineCPU.read()
+        var clientLag = EventLoopLagSnapshot()
+        for loop in clientLoops { clientLag.add(loop.frameClockLag) }
         let counters = await withTaskGroup(of: (Int, CallCounters).self) { group in
             for (index, call) in calls.enumerated() { group.addTask { (index, await call.counters()) } }
             var counters = [CallCounters](repeating: CallCounters(), count: calls.count)
@@ -27,7 +34,8 @@ struct Snapshot {
         }
         return Snapshot(
             at: at, server: server, client: client, serverDrops: UDPDrops.read(pid: bridge.pid),
-            clientDrops: UDPDrops.read(pid: getpid()), machine: machine,
+            clientDrops: UDPDrops.read(pid: getpid()), serverResources: ProcessResources.read(pid: bridge.pid),
+            clientResources: ProcessResources.read(pid: getpid()), clientLag: clientLag, machine: machine,
             bridge: try await .fetch(port: bridge.port), calls: counters)
     }
 }
@@ -62,7 +70,14 @@ struct StepResult {
     /// Packets the per-call windows may be off by (each read's hop onto the loop, half on each side).
     var uncertainty: Double
 
+    /// A step of the ramp: the same calls in both snapshots, in the same order.
     init(calls: Int, from a: Snapshot, to b: Snapshot) {
+        self.init(calls: calls, from: a, to: b, pairs: Array(zip(a.calls, b.calls)))
+    }
+
+    /// `pairs`: each call's counters at the interval's start (or its own start) and end (or its own end),
+    /// so calls that began or ended inside the interval count for the part they were up.
+    init(calls: Int, from a: Snapshot, to b: Snapshot, pairs: [(CallCounters, CallCounters)]) {
         self.calls = calls
         seconds = (b.at - a.at).inSeconds
         (serverCPU, serverLoop) = b.server.since(a.server)
@@ -75,7 +90,7 @@ struct StepResult {
         var sums = (sent: 0.0, received: 0.0, lost: 0.0, concealed: 0.0, samples: 0.0, frames: 0.0, audible: 0.0)
         var quiet = 0
         var rates: [Double] = []
-        for (before, after) in zip(a.calls, b.calls) {
+        for (before, after) in pairs {
             let owed = 50 * (after.at - before.at).inSeconds
             expected += owed
             uncertainty += 50 * (before.uncertainty + after.uncertainty).inSeconds
@@ -102,8 +117,8 @@ struct StepResult {
         serverSent = b.bridge.sent - a.bridge.sent
         clientReceived = sums.received
         clientLostGaps = sums.lost
-        serverDrops = Double(b.serverDrops - a.serverDrops)
-        clientDrops = Double(b.clientDrops - a.clientDrops)
+        serverDrops = Double(b.serverDrops.since(a.serverDrops))
+        clientDrops = Double(b.clientDrops.since(a.clientDrops))
         concealedPercent = sums.samples > 0 ? sums.concealed / sums.samples * 100 : 0
         audiblePercent = sums.frames > 0 ? sums.audible / sums.frames * 100 : 0
     }

@@ -30,6 +30,21 @@
 // at the first saturated step.
 // The last line of the output is `RESULT_JSON {…}`: every step's figures and the maximum N without
 // server-caused loss, for the report script.
+//
+// Soak (issue 19): BridgeLoad --soak SECONDS [--calls 100] [--lifetime 30-120] [--seed 1] [--sample 10]
+//                  [--warmup 120] (and the client options above)
+// `--calls` concurrent echo calls that churn (each lasts a seeded time in `--lifetime`, an ended call is replaced
+// at once) for SECONDS; every `--sample` seconds both processes' RSS, descriptors, threads, CPU and frame-clock
+// lag, and the interval's packets lost by cause. Reports the RSS slopes after `--warmup` (least squares, MB per
+// hour), calls completed, loss by cause, the bridge's RSS at 0, half and all calls, and whether the bridge lets go
+// of everything once all hang up (Soak/). `make bench` runs it for 10 minutes (scripts/bench.sh).
+//
+// One long client call (issue 19): BridgeLoad --client-call SECONDS [--period 20] [--sample 10] [--warmup 60]
+//                  [--speech WAV] [--work DIR]
+// One `polyvoice call` child (file audio: a speech segment every `--period` seconds, `--loop-input`; the echo
+// agent) for SECONDS: its RSS, descriptors, threads and CPU, the jitter buffer's delay and the drift between its
+// audio clock and the far end's RTP time over time, PESQ-WB of the echoed speech early and late, and how it
+// ended (ClientCall/). Run from the repository root (scripts/make-speech.sh, scripts/quality.py, .venv).
 import Foundation
 import PolyAudio
 import PolyCore
@@ -91,9 +106,6 @@ if let path = options["input"] {
 let codec = CodecSettings(sampleRate: clientRate, forwardErrorCorrection: false)
 try codec.validate()
 guard input.count >= codec.samplesPerFrame else { throw BenchError("input shorter than one frame") }
-// What a call's codec work costs here, measured before the bridge starts (see CostModel).
-let costModel = try CostModel.measure(
-    payloads: try EncodedInput(samples: input, codec: codec, complexity: clientComplexity))
 let makeSource: @Sendable (Int) -> any AudioFrameSource
 if encodeLive {
     let samples = input
@@ -104,6 +116,19 @@ if encodeLive {
 }
 
 let token = "bridge-load-token-0123456789"
+if let seconds = options["client-call"] {
+    try await runClientCallMode(seconds: seconds, options: options, bridgePath: bridgePath, token: token)
+    exit(0)
+}
+if let soak = options["soak"] {
+    try await runSoakMode(
+        seconds: soak, options: options, bridgePath: bridgePath, token: token, codec: codec,
+        complexity: clientComplexity, timeStretch: clientTimeStretch, makeSource: makeSource)
+    exit(0)
+}
+// What a call's codec work costs here, measured before the bridge starts (see CostModel).
+let costModel = try CostModel.measure(
+    payloads: try EncodedInput(samples: input, codec: codec, complexity: clientComplexity))
 let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-load-\(getpid()).log").path
 let bridge = try BridgeProcess(
     executable: bridgePath, token: token, logFile: logFile, agentProfile: options["agent-profile"])
@@ -134,8 +159,6 @@ let generator = LoadGenerator(
     baseURL: baseURL, token: token, codec: codec, encoderComplexity: clientComplexity, timeStretch: clientTimeStretch,
     makeSource: makeSource,
     loops: loops, keepFirst: options["output"] != nil)
-
-func fmt(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
 
 var calls: [LoadCall] = []
 var results: [StepResult] = []

@@ -1,6 +1,7 @@
 // The bridge's behaviour behind the HTTP routes and the events socket (the shell is `Bridge`).
 import Foundation
 import PolyCore
+import PolyNet
 import PolySignaling
 import Synchronization
 
@@ -257,6 +258,8 @@ final class BridgeCore: Sendable {
         let stats = sessions.map(\.stats)
         return metrics.render(active: stats, activeCalls: active)
             + metrics.renderMediaDrops(active: stats, port: configuration.media.sharedPort?.currentCounters)
+            // The loops calls run on (a shared media port's default loop is among them).
+            + BridgeMetricsState.renderLoopLag(EventLoopGroup.shared.loops.map(\.frameClockLag))
     }
 
     var activeCalls: Int { state.withLock { $0.calls.count } }

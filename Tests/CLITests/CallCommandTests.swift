@@ -56,12 +56,16 @@ struct CallCommandTests {
             ["call", "--environment", "us", "--duration", "-3"],
             ["call", "--environment", "us", "--token", "abc"],
             ["call", "--environment", "us", "extra"],
+            ["call", "--environment", "us", "--input", "null", "--loop-input"],
         ]
         for arguments in cases {
             let result = try await runPolyvoice(arguments, environment: env)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("--help"), "\(arguments)")
         }
+        let loopDevice = try await runPolyvoice(
+            ["call", "--environment", "us", "--input", "default", "--loop-input"], environment: env)
+        #expect(loopDevice.stderr.contains("--loop-input needs a WAV file"), "\(loopDevice.stderr)")
         let noToken = try await runPolyvoice(["call", "--environment", "us"], environment: [:])
         #expect(noToken.status == 2)
         #expect(noToken.stderr.contains("POLYVOICE_WEBRTC_TOKEN"))

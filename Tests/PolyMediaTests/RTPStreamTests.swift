@@ -117,6 +117,24 @@ import Testing
         #expect(stats.packetsReceived == 2)
     }
 
+    @Test func mediaTimeCountsTheSendersClockAcrossAWrapButNotReorderedPackets() {
+        var stats = RTPReceiveStatistics()
+        // 50 packets 20 ms apart whose timestamps wrap past 2^32 on the way; packet 30 arrives after 31.
+        let base: UInt32 = 0xFFFF_0000
+        var order = Array(0..<50)
+        order.swapAt(30, 31)
+        for i in order {
+            _ = stats.record(
+                sequenceNumber: UInt16(i), timestamp: base &+ UInt32(i) * 960, payloadBytes: 80, headerBytes: 12,
+                at: .milliseconds(Int64(i) * 20))
+        }
+        // Packet 1 ends probation and starts the count; 31 adds two frames, the reordered 30 nothing.
+        #expect(stats.mediaTimeReceived == 48 * 960)
+        var inbound = InboundRTPStats()
+        inbound.update(from: stats)
+        #expect(abs(inbound.mediaSecondsReceived - 0.96) < 1e-12)
+    }
+
     @Test func jitterFollowsRFC3550EstimatorInVirtualTime() {
         var stats = RTPReceiveStatistics()
         // Packets sent every 20 ms; arrival alternates 0 / +10 ms of extra delay.

@@ -1,6 +1,7 @@
-// Text to caller speech with espeak-ng linked in process (no subprocess per turn). espeak-ng keeps global
-// state and is not thread-safe, so every synthesis in the process runs one at a time behind one lock;
-// scenarios synthesize before their calls start, never on the audio path, and each text is cached.
+// Text to caller speech with espeak-ng in process (no subprocess per turn; the library is loaded on first use,
+// see CEspeakNG's shim.h). espeak-ng keeps global state and is not thread-safe, so every synthesis in the
+// process runs one at a time behind one lock; scenarios synthesize before their calls start, never on the
+// audio path, and each text is cached.
 import CEspeakNG
 import Foundation
 import PolyAudio
@@ -53,12 +54,12 @@ public final class SpeechSynthesizer: Sendable {
                     return .success(samples)
                 }
                 if state.voice != voice {
-                    guard espeak_SetVoiceByName(voice) == EE_OK else {
+                    guard pv_espeak_SetVoiceByName(voice) == EE_OK else {
                         return .failure(SpeechError(message: "espeak-ng has no voice '\(voice)'"))
                     }
                     state.voice = voice
                 }
-                espeak_SetParameter(espeakRATE, Int32(max(80, min(450, wordsPerMinute))), 0)
+                pv_espeak_SetParameter(espeakRATE, Int32(max(80, min(450, wordsPerMinute))), 0)
                 var samples = try Self.run(text)
                 state.cache[nativeKey] = samples
                 if sampleRate != native { samples = try Self.resample(samples, from: native, to: sampleRate) }
@@ -76,10 +77,14 @@ public final class SpeechSynthesizer: Sendable {
             guard rate > 0 else { throw SpeechError(message: "espeak-ng could not be initialised") }
             return rate
         }
-        let rate = Int(espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, nil, 0))
+        guard pv_espeak_available() != 0 else {
+            state.nativeRate = 0
+            throw SpeechError(message: "cannot load libespeak-ng.so.1 (install the libespeak-ng1 package)")
+        }
+        let rate = Int(pv_espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, nil, 0))
         state.nativeRate = max(0, rate)
         guard rate > 0 else { throw SpeechError(message: "espeak-ng could not be initialised (no voice data?)") }
-        espeak_SetSynthCallback { wave, count, events in
+        pv_espeak_SetSynthCallback { wave, count, events in
             // Synchronous mode: called on this thread inside espeak_Synth; the collector rides in user_data.
             guard let events, let user = events.pointee.user_data else { return 0 }
             let collector = Unmanaged<SampleCollector>.fromOpaque(user).takeUnretainedValue()
@@ -95,7 +100,7 @@ public final class SpeechSynthesizer: Sendable {
         let collector = SampleCollector()
         let bytes = Array(text.utf8) + [0]
         let status = bytes.withUnsafeBufferPointer { buffer in
-            espeak_Synth(
+            pv_espeak_Synth(
                 buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil,
                 Unmanaged.passUnretained(collector).toOpaque())
         }
@@ -124,7 +129,7 @@ public final class SpeechSynthesizer: Sendable {
     }
 }
 
-/// Collects one synthesis's samples (touched only inside `espeak_Synth`, under the lock).
+/// Collects one synthesis's samples (touched only inside `pv_espeak_Synth`, under the lock).
 private final class SampleCollector: @unchecked Sendable {
     var samples: [Int16] = []
 }

@@ -28,8 +28,10 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var store: PacketStore
     private var queue: SampleQueue
     private let history = ScratchBuffer(count: 960)
-    private let decodeScratch = ScratchBuffer(count: 5760)
-    private let stretchScratch = ScratchBuffer(count: 5760 + 960)
+    /// Opus's longest packet (120 ms) at the output rate, and that plus room for a stretch (which adds at most
+    /// `TimeStretcher.maximumLag`; twice that is kept). Sized by the rate: a bridge decoding to 16 kHz holds a third.
+    private let decodeScratch: ScratchBuffer
+    private let stretchScratch: ScratchBuffer
     private var mode = PlayoutMode.idle(.start)
     private var playPosition: Int64 = 0
     private var decodedEnd: Int64?
@@ -81,7 +83,12 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         limits = PlayoutLimits(configuration)
         ticksPerSample = Int64(max(1, configuration.rtpClockRate / configuration.sampleRate))
         packetSamples = configuration.sampleRate / 50
-        queue = SampleQueue(capacity: 16384)
+        let longestPacket = configuration.sampleRate * 120 / 1000
+        decodeScratch = ScratchBuffer(count: longestPacket)
+        stretchScratch = ScratchBuffer(count: longestPacket + 2 * TimeStretcher.maximumLag)
+        // 341 ms at any rate (16384 samples at 48 kHz): far more than a pull leaves queued (a frame, one decoded
+        // packet and a stretch).
+        queue = SampleQueue(capacity: 16384 * configuration.sampleRate / 48_000)
         // 256 bytes hold a 20 ms Opus packet up to 100 kbps; larger payloads enlarge the slots.
         store = PacketStore(capacity: configuration.maximumPackets + 1, slotBytes: 256)
     }

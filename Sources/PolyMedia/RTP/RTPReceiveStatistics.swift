@@ -59,6 +59,9 @@ public struct RTPReceiveStatistics: Sendable {
     public private(set) var payloadBytesReceived: Int64 = 0
     public private(set) var headerBytesReceived: Int64 = 0
     public private(set) var lastPacketReceived: Instant?
+    /// RTP time the in-order packets advanced by since the first (timestamp units; not across a restart): the
+    /// sender's media clock as the receiver saw it, to set against its own audio clock (drift).
+    public private(set) var mediaTimeReceived: Int64 = 0
 
     public init(clockRate: Int = Int(OpusRTPPayload.clockRate)) {
         self.clockRate = clockRate
@@ -76,7 +79,10 @@ public struct RTPReceiveStatistics: Sendable {
             return outcome
         case .duplicate: duplicates += 1
         case .reordered: reordered += 1
-        case .inOrder, .restarted: updateJitter(timestamp: timestamp, arrival: arrival)
+        case .inOrder:
+            if lastArrival != nil { mediaTimeReceived += Int64(max(0, Int32(bitPattern: timestamp &- lastTimestamp))) }
+            updateJitter(timestamp: timestamp, arrival: arrival)
+        case .restarted: updateJitter(timestamp: timestamp, arrival: arrival)
         }
         packetsReceived += 1
         payloadBytesReceived += Int64(payloadBytes)

@@ -36,6 +36,9 @@ public struct InboundRTPStats: Sendable, Equatable, Codable {
     public var audioLevel: Double?
     public var totalAudioEnergy: Double = 0
     public var totalSamplesDuration: Double = 0
+    /// Not a W3C field: seconds of the sender's RTP clock the in-order packets advanced by (see
+    /// `RTPReceiveStatistics.mediaTimeReceived`), to compare with `totalSamplesDuration` (clock drift).
+    public var mediaSecondsReceived: Double = 0
 
     public init(ssrc: UInt32? = nil) { self.ssrc = ssrc }
 
@@ -48,5 +51,6 @@ public struct InboundRTPStats: Sendable, Equatable, Codable {
         bytesReceived = UInt64(max(0, statistics.payloadBytesReceived))
         headerBytesReceived = UInt64(max(0, statistics.headerBytesReceived))
         if let unixTimeOfLastPacket { lastPacketReceivedTimestamp = unixTimeOfLastPacket }
+        mediaSecondsReceived = Double(statistics.mediaTimeReceived) / Double(statistics.clockRate)
     }
 }

@@ -151,6 +151,7 @@ public final class DTLSEndpoint {
         guard pv_ssl_ctx_set_min_proto_version(context, DTLS1_2_VERSION) == 1,
             pv_ssl_ctx_set_max_proto_version(context, DTLS1_2_VERSION) == 1
         else { throw .setup("cannot restrict to DTLS 1.2") }
+        _ = pv_ssl_ctx_set_release_buffers(context)
         guard SSL_CTX_use_certificate(context, configuration.certificate.certificate) == 1,
             SSL_CTX_use_PrivateKey(context, configuration.certificate.privateKey) == 1,
             SSL_CTX_check_private_key(context) == 1

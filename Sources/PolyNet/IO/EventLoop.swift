@@ -69,6 +69,8 @@ public final class EventLoop: @unchecked Sendable {
     private var armedDeadline: Instant?
     /// The shared 20 ms frame clock's listeners and schedule (see EventLoopFrameClock.swift).
     var frameClock = FrameClockState()
+    /// How late each frame-clock tick ran (written on the loop thread, read from any).
+    let frameClockLagRecorder = EventLoopLagRecorder()
     private let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     private static let wakeupToken: UInt64 = 1
     private static let timerToken: UInt64 = 2

@@ -42,6 +42,9 @@ extension EventLoop {
         return subscription
     }
 
+    /// How late this loop's frame clock has ticked since the loop started: its lag (from any thread).
+    public var frameClockLag: EventLoopLagSnapshot { frameClockLagRecorder.snapshot() }
+
     /// Removes a listener (no more ticks once this has run on the loop; at once when called on it).
     public func removeFrameListener(_ subscription: FrameClockSubscription) {
         let remove: @Sendable (EventLoop) -> Void = { loop in
@@ -67,6 +70,7 @@ extension EventLoop {
             return
         }
         let now = Instant.now()
+        frameClockLagRecorder.record(latenessNanoseconds: now.nanoseconds - scheduled.nanoseconds)
         var released = false
         for entry in frameClock.listeners {
             if let listener = entry.listener { listener.frameTick(at: now) } else { released = true }

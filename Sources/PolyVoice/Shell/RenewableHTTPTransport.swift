@@ -14,19 +14,25 @@ import Synchronization
 final class RenewableHTTPTransport: HTTPTransport {
     static let shared = RenewableHTTPTransport()
 
-    private let session = Mutex(URLSession(configuration: .ephemeral))
+    /// Made by the first request: a process whose calls never use it (an `http:` bridge) never initialises
+    /// URLSession and libcurl, which cost several MB (docs/MEMORY.md).
+    private let session = Mutex<URLSession?>(nil)
 
     func perform(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        try await URLSessionTransport(session: session.withLock { $0 }).perform(request)
+        let current = session.withLock { session in
+            if session == nil { session = URLSession(configuration: .ephemeral) }
+            return session!
+        }
+        return try await URLSessionTransport(session: current).perform(request)
     }
 
     /// New requests use new connections; requests under way on the old ones finish (or time out) there.
     func renew() {
         let old = session.withLock { current in
             let old = current
-            current = URLSession(configuration: .ephemeral)
+            current = nil
             return old
         }
-        old.finishTasksAndInvalidate()
+        old?.finishTasksAndInvalidate()
     }
 }

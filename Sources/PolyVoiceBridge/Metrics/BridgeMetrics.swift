@@ -1,4 +1,5 @@
 // Prometheus text exposition of the bridge's counters (GET /metrics).
+import PolyNet
 
 /// Call outcomes and media totals; ended calls' media counters are folded into the totals.
 struct BridgeMetricsState: Sendable {
@@ -126,6 +127,34 @@ extension BridgeMetricsState {
             "polyvoice_bridge_srtp_packets_dropped_total",
             "Inbound SRTP/SRTCP packets of calls that libsrtp refused, by reason.",
             [("{reason=\"auth\"}", auth), ("{reason=\"replay\"}", replay), ("{reason=\"other\"}", other)])
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+// MARK: - Event-loop lag (issue 19: the soak benchmark samples it)
+
+extension BridgeMetricsState {
+    /// How late each event loop's 20 ms frame clock ticked, as a Prometheus histogram per loop (label
+    /// `loop`, in the group's order), and the largest lateness since the start.
+    static func renderLoopLag(_ loops: [EventLoopLagSnapshot]) -> String {
+        let name = "polyvoice_bridge_event_loop_lag_seconds"
+        var lines = [
+            "# HELP \(name) How late each event loop's 20 ms frame clock ticked (time work waited for the loop).",
+            "# TYPE \(name) histogram",
+        ]
+        for (index, lag) in loops.enumerated() {
+            var cumulative: UInt64 = 0
+            for (bucket, bound) in EventLoopLagSnapshot.bucketBounds.enumerated() {
+                cumulative += lag.bucketCounts[bucket]
+                lines.append("\(name)_bucket{loop=\"\(index)\",le=\"\(bound)\"} \(cumulative)")
+            }
+            lines.append("\(name)_bucket{loop=\"\(index)\",le=\"+Inf\"} \(lag.count)")
+            lines.append("\(name)_sum{loop=\"\(index)\"} \(lag.sumSeconds)")
+            lines.append("\(name)_count{loop=\"\(index)\"} \(lag.count)")
+        }
+        lines.append("# HELP \(name)_max The largest frame-clock lateness of each event loop since the start.")
+        lines.append("# TYPE \(name)_max gauge")
+        for (index, lag) in loops.enumerated() { lines.append("\(name)_max{loop=\"\(index)\"} \(lag.maxSeconds)") }
         return lines.joined(separator: "\n") + "\n"
     }
 }

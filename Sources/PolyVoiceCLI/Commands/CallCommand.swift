@@ -30,6 +30,8 @@ extension Subcommand {
               --token-file F         File holding the web calling token
               --input SRC            default (microphone), a device name or id, a WAV file, null, or -
                                      (a WAV stream on standard input, read to its end first)
+              --loop-input           Play the --input WAV file again from its start each time it
+                                     ends (a long call from a short file; with --duration)
               --output DST           default (speaker), a device name or id, a WAV file, null (or
                                      /dev/null), or - (a WAV stream on standard output; the status
                                      line and --json go to standard error instead). If the file
@@ -89,14 +91,15 @@ enum CallCommand {
                 "bridge", "environment", "token-file", "input", "output", "duration", "ice-server",
                 "turn-credential-file", "ca-file", "turn-ca-file", "loss", "burst", "delay", "jitter", "seed",
             ],
-            flagNames: ["mute", "no-audio-processing", "json", "verbose", "relay-only"])
+            flagNames: ["mute", "no-audio-processing", "json", "verbose", "relay-only", "loop-input"])
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let defaults = try ClientDefaults.loadForCommand()
         let environment = try Self.environment(parsed, defaults: defaults)
         let token = try Self.webCallingToken(parsed, defaults: defaults)
         let duration = try parsed.double("duration", in: 0.1...86_400)
         let input = try Self.input(
-            AudioEndpointArgument(parsed.string("input") ?? defaults.value("input") ?? "default"))
+            AudioEndpointArgument(parsed.string("input") ?? defaults.value("input") ?? "default"),
+            loop: parsed.flag("loop-input"))
         let output = try Self.output(
             AudioEndpointArgument(parsed.string("output") ?? defaults.value("output") ?? "default"))
         var options = VoiceOptions(
@@ -188,13 +191,14 @@ enum CallCommand {
         return path
     }
 
-    static func input(_ argument: AudioEndpointArgument) throws -> AudioInput {
+    static func input(_ argument: AudioEndpointArgument, loop: Bool = false) throws -> AudioInput {
         switch argument {
-        case .defaultDevice: .defaultDevice
-        case .null: .null
-        case .standardStream: .file(URL(fileURLWithPath: StandardAudioStream.inputPath), loop: false)
-        case .file(let path): .file(URL(fileURLWithPath: path), loop: false)
-        case .device(let name): .device(name)
+        case .standardStream: return .file(URL(fileURLWithPath: StandardAudioStream.inputPath), loop: loop)
+        case .file(let path): return .file(URL(fileURLWithPath: path), loop: loop)
+        case _ where loop: throw UsageError("--loop-input needs a WAV file (or -) as --input")
+        case .defaultDevice: return .defaultDevice
+        case .null: return .null
+        case .device(let name): return .device(name)
         }
     }
 

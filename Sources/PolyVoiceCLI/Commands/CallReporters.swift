@@ -176,6 +176,10 @@ final class JSONCallReporter: CallReporter {
         var audio: AudioFigures
         /// The selected candidate pair (W3C candidate types, relay protocol), once ICE chose one.
         var candidatePair: CandidatePairStats?
+        /// The jitter buffer so far, and the far end's RTP time received (seconds; against `playout`'s samples
+        /// and `audio.playedSamples` it shows drift between the clocks).
+        var playout: PlayoutFigures
+        var rtpSecondsReceived: Double
     }
 
     /// Samples through the audio endpoints (48 kHz) and device health.
@@ -212,6 +216,8 @@ final class JSONCallReporter: CallReporter {
         var insertedSamplesForDeceleration: UInt64
         var removedSamplesForAcceleration: UInt64
         var packetsDiscarded: UInt64
+        /// Samples emitted from decoded packets: the weight of the mean delays (for means over an interval).
+        var emittedSamples: UInt64
         /// Mean time from arrival to playout of the emitted samples, and the mean target over them.
         var meanDelayMs: Double
         var meanTargetDelayMs: Double
@@ -224,6 +230,7 @@ final class JSONCallReporter: CallReporter {
             insertedSamplesForDeceleration = inbound.insertedSamplesForDeceleration
             removedSamplesForAcceleration = inbound.removedSamplesForAcceleration
             packetsDiscarded = inbound.packetsDiscarded
+            emittedSamples = inbound.jitterBufferEmittedCount
             let emitted = Double(max(inbound.jitterBufferEmittedCount, 1))
             meanDelayMs = inbound.jitterBufferDelay / emitted * 1000
             meanTargetDelayMs = inbound.jitterBufferTargetDelay / emitted * 1000
@@ -283,7 +290,8 @@ final class JSONCallReporter: CallReporter {
                 packetsSent: stats.outboundRtp.packetsSent, packetsReceived: stats.inboundRtp.packetsReceived,
                 packetsLost: stats.inboundRtp.packetsLost, concealedSamples: stats.inboundRtp.concealedSamples,
                 warnings: snapshot.quality.activeWarnings.map(\.rawValue).sorted(), audio: AudioFigures(snapshot.audio),
-                candidatePair: stats.selectedCandidatePair))
+                candidatePair: stats.selectedCandidatePair, playout: PlayoutFigures(stats.inboundRtp),
+                rtpSecondsReceived: stats.inboundRtp.mediaSecondsReceived))
     }
 
     func warning(_ event: QualityWarningEvent, elapsed: Duration) {
