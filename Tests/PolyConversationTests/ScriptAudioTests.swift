@@ -87,13 +87,22 @@ import Testing
         #expect(audio.outcome().heard.count == 10 * frame)
     }
 
-    @Test func aTickThatFindsNoCallerAudioCountsTheUnderrun() {
-        // No lead: the first read finds nothing made yet and sends silence.
+    @Test func aTickThatFindsNoCallerAudioCountsTheUnderrunAndKeepsTheClock() {
+        // No lead: each read finds nothing made yet and sends silence; what the script makes after a heard
+        // frame goes out on the next read, and sent and heard stay the same length.
         let audio = ScriptAudio(
             script: ConversationScript(steps: steps()), lead: 0, reserveSeconds: 1, onDTMF: { _ in })
         var buffer = [Int16](repeating: 0, count: frame)
-        _ = buffer.withUnsafeMutableBufferPointer { audio.read(into: $0) }
-        #expect(audio.outcome().underrunSamples == frame)
+        for _ in 0..<3 {
+            _ = buffer.withUnsafeMutableBufferPointer { audio.read(into: $0) }
+            buffer.withUnsafeBufferPointer { audio.write($0) }
+        }
+        let outcome = audio.outcome()
+        #expect(outcome.underrunSamples == frame)
+        #expect(outcome.sent.count == 3 * frame && outcome.heard.count == 3 * frame)
+        // The first read was silence; the second carried the buzz the script made after the first heard frame.
+        #expect(outcome.sent.prefix(frame).allSatisfy { $0 == 0 })
+        #expect(outcome.sent[frame..<2 * frame].contains { $0 != 0 })
     }
 }
 

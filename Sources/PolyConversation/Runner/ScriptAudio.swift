@@ -69,13 +69,15 @@ final class ScriptAudio: AudioFrameSource, AudioFrameSink {
                 buffer.update(repeating: 0)
                 return 0
             }
-            let available = min(buffer.count, state.sent.count - state.readIndex)
+            let available = max(0, min(buffer.count, state.sent.count - state.readIndex))
             state.sent.withUnsafeBufferPointer { sent in
                 for k in 0..<available { buffer[k] = sent[state.readIndex + k] }
             }
             if available < buffer.count {
                 UnsafeMutableBufferPointer(rebasing: buffer[available...]).update(repeating: 0)
                 state.underrun = max(state.underrun, buffer.count - available)
+                // Silence went out instead: it is what was sent, and later frames keep their sample index.
+                state.sent.append(contentsOf: repeatElement(0, count: buffer.count - available))
             }
             state.readIndex += buffer.count
             return buffer.count
