@@ -59,7 +59,7 @@ final class LoadCall: Sendable {
         configuration.cname = "load-\(index)"
         // Files out at the client's rate too (the bridge's audio is wideband): decoding skips resampling to 48 kHz.
         configuration.playoutSampleRate = codec.sampleRate
-        configuration.encoderComplexity = encoderComplexity
+        configuration.codec.complexity = encoderComplexity
         if !timeStretch { configuration.jitterBuffer.maximumStretchRatio = 0 }
         let transport = try MediaTransport(
             configuration: configuration, loop: loop,

@@ -12,7 +12,9 @@ bin=${POLYVOICE:-.build/release/polyvoice}
 steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(25 50 100 150)
 reply_ms=600
 work=$(mktemp -d)
-trap 'kill "$bridge_pid" 2>/dev/null; wait "$bridge_pid" 2>/dev/null; rm -rf "$work"' EXIT
+# POLYVOICE_BENCH_KEEP=DIR keeps the scenario, the bridge output and every report.json in DIR.
+keep=${POLYVOICE_BENCH_KEEP:-}
+trap 'kill "$bridge_pid" 2>/dev/null; wait "$bridge_pid" 2>/dev/null; if [ -n "$keep" ]; then mkdir -p "$keep" && cp -r "$work"/. "$keep"/; fi; rm -rf "$work"' EXIT
 mkdir -p "$work/prompts"
 for i in 1 2 3; do sox -n -r 48000 -b 16 -c 1 "$work/prompts/$i.wav" synth 1.5 sine 440 vol 0.25; done
 cat >"$work/scenario.json" <<'JSON'

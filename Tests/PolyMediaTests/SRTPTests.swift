@@ -158,6 +158,15 @@ import Testing
         #expect(SRTPProfile.aes128CmSha1_80.dtlsProfileID == 0x0001)
     }
 
+    @Test func theLibraryCanBePreparedAheadOfTheFirstSession() throws {
+        // What a shell calls off its event loop; repeated calls are free and sessions still work after it.
+        #expect(SRTPSession.prepareLibrary())
+        #expect(SRTPSession.prepareLibrary())
+        _ = try SRTPSession(
+            keyingMaterial: Self.material(
+                .aes128CmSha1_80, key: String(repeating: "e1", count: 16), salt: String(repeating: "0b", count: 14)))
+    }
+
     @Test func bufferWithoutRoomForTheTagIsRefused() throws {
         let keys = try Self.material(
             .aes128CmSha1_80, key: "e1f97a0d3e018be0d64fa32c06de4139", salt: "0ec675ad498afeebb6960b3aabe6")

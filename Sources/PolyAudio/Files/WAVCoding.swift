@@ -108,10 +108,11 @@ extension WAVFile {
         switch samples {
         case .int16(let values):
             isFloat = false
-            payload = Self.littleEndianBytes(values.map(\.littleEndian))
+            // Closures, not key paths: a key path here is interpreted per sample (seconds for a long call).
+            payload = Self.littleEndianBytes(values.map { $0.littleEndian })
         case .float32(let values):
             isFloat = true
-            payload = Self.littleEndianBytes(values.map(\.bitPattern.littleEndian))
+            payload = Self.littleEndianBytes(values.map { $0.bitPattern.littleEndian })
         }
         let bits = isFloat ? 32 : 16
         let blockAlign = layout.count * bits / 8

@@ -111,6 +111,12 @@ public struct TurnTracker: Sendable {
     /// Every agent turn so far, the open one last.
     public var allAgentTurns: [MeasuredTurn] { agentTurns + (openAgentTurn.map { [$0] } ?? []) }
 
+    /// The first agent turn, closed or open, that `predicate` accepts; builds no array (the script asks
+    /// every frame while it waits for the agent).
+    public func firstAgentTurn(where predicate: (MeasuredTurn) -> Bool) -> MeasuredTurn? {
+        agentTurns.first(where: predicate) ?? openAgentTurn.flatMap { predicate($0) ? $0 : nil }
+    }
+
     /// Closes what is open; the turns of both speakers in time order, numbered.
     public func finished() -> [MeasuredTurn] {
         var turns = (callerTurns + allAgentTurns).sorted {

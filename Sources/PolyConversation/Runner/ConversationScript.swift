@@ -140,7 +140,7 @@ public struct ConversationScript: Sendable {
             }
             return true
         case .awaitingReply(let i, let since, let delay):
-            if let reply = tracker.allAgentTurns.first(where: { $0.startSample >= lastCallerStart }) {
+            if let reply = tracker.firstAgentTurn(where: { $0.startSample >= lastCallerStart }) {
                 let target = reply.startSample + ConversationClock.samples(milliseconds: Double(delay))
                 outcomes[i].scheduledMs = ms(target)
                 guard index >= target else { return false }
@@ -174,9 +174,10 @@ public struct ConversationScript: Sendable {
             finish(i, at: index, failure: outcomes[i].failure)
             return true
         case .waiting(let i, let since, let timeout, let settle):
-            let replied = tracker.allAgentTurns.contains {
-                $0.startSample >= lastCallerStart && $0.endSample > since - ConversationClock.sampleRate
-            }
+            let replied =
+                tracker.firstAgentTurn {
+                    $0.startSample >= lastCallerStart && $0.endSample > since - ConversationClock.sampleRate
+                } != nil
             if replied, let voiceEnd = tracker.lastAgentVoiceEnd, tracker.heardEnd - voiceEnd >= settle {
                 finish(i, at: index, failure: nil)
                 return true

@@ -29,6 +29,12 @@ public final class SRTPSession {
     private var outbound: srtp_t?
     private var inbound: srtp_t?
 
+    /// Initialises NSS and libsrtp2 for the process now, if not yet done: that takes tens of milliseconds
+    /// once, and every thread that needs it meanwhile waits, so a shell calls this before its event loop
+    /// needs a session (else the first call's keys stall every loop of the process). True when ready.
+    @discardableResult
+    public static func prepareLibrary() -> Bool { srtpLibraryStatus == 0 }
+
     /// Creates both contexts. Replay protection uses a 128-packet window (RFC 3711 minimum 64).
     public init(keyingMaterial keys: SRTPKeyingMaterial) throws(SRTPError) {
         guard srtpLibraryStatus == 0 else { throw .setupFailed(code: srtpLibraryStatus) }

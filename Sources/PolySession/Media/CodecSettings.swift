@@ -13,6 +13,10 @@ public struct CodecSettings: Hashable, Sendable {
     public var channels: Int
     /// Frame length in milliseconds: 10, 20, 40 or 60.
     public var frameMilliseconds: Int
+    /// Encoder complexity, 0...10. libopus's default 9 suits one call; lower values cost less CPU per frame
+    /// at a small quality loss (5: about half the encoder's time, PESQ-WB up to 0.1 lower; docs/SENDER.md),
+    /// for processes that encode many calls (a bridge's agents, a load test's callers).
+    public var complexity: Int
     /// Target bitrate in bit/s (6000...510000) on a clean path.
     public var bitrate: Int
     /// Raise the target by a third while in-band FEC is in use (the far end reports loss), so FEC's redundancy
@@ -38,11 +42,12 @@ public struct CodecSettings: Hashable, Sendable {
         sampleRate: Int = 48_000, channels: Int = 1, frameMilliseconds: Int = 20, bitrate: Int = 48_000,
         variableBitrate: Bool = true, forwardErrorCorrection: Bool = true, discontinuousTransmission: Bool = false,
         expectedLossPercent: Int = 10, adaptiveBitrate: Bool = true, maximumBitrate: Int = 96_000,
-        maxBandwidth: OpusBandwidth? = .wideband
+        maxBandwidth: OpusBandwidth? = .wideband, complexity: Int = 9
     ) {
         self.sampleRate = sampleRate
         self.channels = channels
         self.frameMilliseconds = frameMilliseconds
+        self.complexity = complexity
         self.bitrate = bitrate
         self.adaptiveBitrate = adaptiveBitrate
         self.maximumBitrate = maximumBitrate
@@ -67,6 +72,7 @@ public struct CodecSettings: Hashable, Sendable {
         try check((6_000...510_000).contains(bitrate), "bitrate", "must be in 6000...510000")
         try check((6_000...510_000).contains(maximumBitrate), "maximumBitrate", "must be in 6000...510000")
         try check((0...100).contains(expectedLossPercent), "expectedLossPercent", "must be in 0...100")
+        try check((0...10).contains(complexity), "complexity", "must be in 0...10")
     }
 }
 

@@ -130,7 +130,7 @@ public final class MediaEndpoint {
                 sampleRate: codec.sampleRate, channels: codec.channels,
                 frameDuration: .milliseconds(Int64(codec.frameMilliseconds)),
                 bitrate: policy.bitrate(lossPercent: initialLoss),
-                vbr: codec.variableBitrate, complexity: configuration.encoderComplexity,
+                vbr: codec.variableBitrate, complexity: codec.complexity,
                 maxBandwidth: policy.maxBandwidth, inbandFEC: codec.forwardErrorCorrection,
                 packetLossPercent: initialLoss,
                 dtx: codec.discontinuousTransmission)

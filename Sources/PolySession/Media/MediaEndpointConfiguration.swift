@@ -53,9 +53,6 @@ public struct MediaEndpointConfiguration: Sendable {
     /// Client: offer RFC 4733 `telephone-event/48000` for DTMF (the bridge answers it if it can; without it
     /// `sendDTMF` mixes tones into the audio). Bridge: answer it when offered.
     public var telephoneEvents = true
-    /// Opus encoder complexity, 0...10 (libopus's default 9 suits one call on a client). Lower values cost
-    /// less CPU per frame at a small quality loss: servers encoding many calls (the bridge's agents) use less.
-    public var encoderComplexity = 9
     /// The widest audio band the encoder may code (nil: as the bitrate allows, fullband at 32 kbps). Wideband
     /// (8 kHz audio, SILK only) saves the CELT layer's CPU on a server; PESQ-WB and STOI measure no more.
     public var encoderMaxBandwidth: OpusBandwidth?

@@ -101,6 +101,8 @@ public final class MediaTransport: FrameClockListener, @unchecked Sendable {
         impairmentConfiguration = impairment.flatMap { $0.send.isClean && $0.receive.isClean ? nil : $0 }
         self.loop = loop
         self.link = link
+        // Here, off the loop: the first session's library set-up would stall the loop (and every call on it).
+        SRTPSession.prepareLibrary()
         endpoint = try MediaEndpoint(configuration: configuration)
         self.source = source
         encodedSource = source as? any EncodedFrameSource

@@ -11,6 +11,11 @@ public enum AudioInput: Sendable {
     case file(URL, loop: Bool)
     /// Frames pushed by the app at `sampleRate` Hz; the stream's end is treated as silence.
     case buffer(AsyncStream<[Int16]>, sampleRate: Int)
+    /// The app's own frame source, read on the call's 20 ms audio clock thread (48 kHz mono, one frame a
+    /// tick; `read` must not block), from the first tick after the agent's audio is connected. In a tick
+    /// the input frame is read before the output frame is written, so an app that is both source and sink
+    /// (`AudioOutput.frames`) hears and answers on one clock with no task, stream or copy in between.
+    case frames(any AudioFrameSource)
     /// Silence.
     case null
 
@@ -21,6 +26,7 @@ public enum AudioInput: Sendable {
         case .device(let name): "device \(name)"
         case .file(let url, let loop): "file \(url.lastPathComponent)\(loop ? " (loop)" : "")"
         case .buffer(_, let rate): "app buffer (\(rate) Hz)"
+        case .frames(let source): source.name
         case .null: "null"
         }
     }
@@ -36,6 +42,9 @@ public enum AudioOutput: Sendable {
     case file(URL)
     /// Each played frame at `sampleRate` Hz is yielded to this continuation.
     case buffer(AsyncStream<[Int16]>.Continuation, sampleRate: Int)
+    /// The app's own frame sink, written on the call's 20 ms audio clock thread (48 kHz mono, one frame a
+    /// tick, after that tick's input frame was read; `write` must not block).
+    case frames(any AudioFrameSink)
     /// Discard.
     case null
 
@@ -46,6 +55,7 @@ public enum AudioOutput: Sendable {
         case .device(let name): "device \(name)"
         case .file(let url): "file \(url.lastPathComponent)"
         case .buffer(_, let rate): "app buffer (\(rate) Hz)"
+        case .frames(let sink): sink.name
         case .null: "null"
         }
     }

@@ -1,4 +1,5 @@
 // Types of the SDK's public API that live in lower layers, named here so `import PolyVoice` alone reaches them.
+import PolyAudio
 import PolyCore
 import PolyMedia
 import PolyNet
@@ -13,3 +14,8 @@ public typealias LogLevel = PolyCore.LogLevel
 public typealias NetworkImpairment = PolyNet.NetworkImpairment
 /// How `PolyCall.sendDTMF` sent its digits (RFC 4733 events or in-band tones); defined with the RTP layer.
 public typealias DTMFMethod = PolyMedia.DTMFMethod
+/// An app's frame source and sink on the call's audio clock (`AudioInput.frames`, `AudioOutput.frames`) and
+/// their frame format (48 kHz mono, 20 ms); defined with the audio endpoints.
+public typealias AudioFrameSource = PolyAudio.AudioFrameSource
+public typealias AudioFrameSink = PolyAudio.AudioFrameSink
+public typealias AudioFrameFormat = PolyAudio.AudioFrameFormat

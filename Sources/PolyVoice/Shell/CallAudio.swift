@@ -159,6 +159,7 @@ final class CallAudio: Sendable {
                 return try DeviceSource(device: AudioDevices.select(byIdOrName: query, for: .input))
             case .file(let url, let loop): return try WAVFileSource(url: url, loop: loop, ending: .end)
             case .buffer(let stream, let rate): return try BufferSource(stream: stream, sampleRate: rate)
+            case .frames(let source): return source
             case .null: return NullSource()
             }
         } catch {
@@ -174,6 +175,7 @@ final class CallAudio: Sendable {
             case .file(let url): return try WAVFileSink(url: url)
             case .buffer(let continuation, let rate):
                 return try BufferSink(continuation: continuation, sampleRate: rate)
+            case .frames(let sink): return sink
             case .null: return NullSink()
             }
         } catch {
@@ -183,10 +185,10 @@ final class CallAudio: Sendable {
 }
 
 extension AudioInput {
-    /// Files and app buffers hold audio that must not be lost before the call connects.
+    /// Files and app buffers and frame sources hold audio that must not be lost before the call connects.
     var isFinite: Bool {
         switch self {
-        case .file, .buffer: true
+        case .file, .buffer, .frames: true
         case .defaultDevice, .device, .null: false
         }
     }

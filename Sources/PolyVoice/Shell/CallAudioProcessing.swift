@@ -66,7 +66,7 @@ extension AudioInput {
     var isDevice: Bool {
         switch self {
         case .defaultDevice, .device: true
-        case .file, .buffer, .null: false
+        case .file, .buffer, .frames, .null: false
         }
     }
 }
@@ -76,7 +76,7 @@ extension AudioOutput {
     var isDevice: Bool {
         switch self {
         case .defaultDevice, .device: true
-        case .file, .buffer, .null: false
+        case .file, .buffer, .frames, .null: false
         }
     }
 }

@@ -42,7 +42,7 @@ public final class TransportMediaSession: BridgeMediaSession {
         }
         configuration.codec.sampleRate = agent.mediaProfile.sampleRate
         configuration.playoutSampleRate = agent.mediaProfile.sampleRate
-        configuration.encoderComplexity = agent.mediaProfile.encoderComplexity
+        configuration.codec.complexity = agent.mediaProfile.encoderComplexity
         configuration.encoderMaxBandwidth = agent.mediaProfile.encoderMaxBandwidth
         configuration.cleanPathCoding = agent.mediaProfile.cleanPathCoding
         if !agent.mediaProfile.timeStretch { configuration.jitterBuffer.maximumStretchRatio = 0 }

@@ -29,6 +29,9 @@ extension Subcommand {
               --rate R               Start R calls per second (default: all at once)
               --seed N               Seed of call 0 (default: the scenario's seed; call K uses seed + K)
               --only-call K          Run only call K (with its seed from a full run), to rerun a failure
+              --complexity N         Opus complexity of the callers' audio, 0-10 (default 5: half the
+                                     encoder time of 9 for a voice the agent hears as well, so more
+                                     calls fit in one process; timings do not depend on it)
               --report DIR           Write report.json, call-K.wav (stereo 48 kHz: caller left, agent as
                                      heard right, sample 0 = t 0), call-K-timeline.png and
                                      summary-latency.png (one folder per scenario when several)
@@ -45,11 +48,18 @@ extension Subcommand {
 
 enum TestCommand {
     static let expectationFailed: Int32 = 6
+    /// The callers' encoder complexity: a test caller's voice needs to reach the agent's recogniser intact,
+    /// which 5 does at 48 kbit/s wideband (PESQ-WB within 0.1 of 9, docs/SENDER.md) for half the encoder's
+    /// time, the largest share of a caller's CPU (Benchmarks/ConversationLoad).
+    static let callerComplexity = 5
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let parsed = try Arguments(
             arguments,
-            valued: ["bridge", "environment", "token-file", "calls", "rate", "seed", "only-call", "report", "junit"],
+            valued: [
+                "bridge", "environment", "token-file", "calls", "rate", "seed", "only-call", "complexity", "report",
+                "junit",
+            ],
             flagNames: ["json", "verbose"])
         guard !parsed.positionals.isEmpty else { throw UsageError("give at least one SCENARIO file") }
         var settings = SuiteSettings()
@@ -60,6 +70,9 @@ enum TestCommand {
         if let only = settings.onlyCall, only >= settings.calls, parsed.string("calls") != nil {
             throw UsageError("--only-call \(only) is not below --calls \(settings.calls)")
         }
+        var voice = VoiceOptions(audioProcessing: .off)
+        voice.codec.complexity = try parsed.int("complexity", in: 0...10) ?? Self.callerComplexity
+        let options = voice
         let defaults = try ClientDefaults.loadForCommand()
         let environment = try CallCommand.environment(parsed, defaults: defaults)
         let token = try CallCommand.webCallingToken(parsed, defaults: defaults)
@@ -75,7 +88,7 @@ enum TestCommand {
             for (scenario, steps) in scenarios {
                 let results = await ConversationSuite.run(
                     scenario: scenario, steps: steps, settings: settings, config: config,
-                    options: VoiceOptions(audioProcessing: .off)
+                    options: options
                 ) { output.event($0, scenario: scenario) }
                 box.suites.append((scenario, results))
             }

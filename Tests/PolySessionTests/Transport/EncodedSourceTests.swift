@@ -54,7 +54,7 @@ extension MediaSuites {
                 loop: loop, source: source, sink: recording, onEvent: { clientLog.record($0) })
             var bridgeConfiguration = MediaEndpointConfiguration(
                 role: .bridge, certificate: try DTLSCertificate.generate())
-            bridgeConfiguration.encoderComplexity = 1
+            bridgeConfiguration.codec.complexity = 1
             bridgeConfiguration.encoderMaxBandwidth = .wideband
             let bridge = try MediaTransport(configuration: bridgeConfiguration, loop: loop, source: echo, sink: echo)
             try await client.applyAnswer(try await bridge.applyOffer(try await client.createOffer()))

@@ -91,6 +91,7 @@ struct ConfigurationTests {
         #expect(
             options.codec.bitrate == 48_000 && options.codec.variableBitrate && options.codec.maxBandwidth == .wideband)
         #expect(options.codec.forwardErrorCorrection && !options.codec.discontinuousTransmission)
+        #expect(options.codec.complexity == 9)
         #expect(options.reconnectTimeout == .seconds(30) && options.connectTimeout == .seconds(30))
         #expect(field { try options.validate() } == nil)
         var bad = options
@@ -99,6 +100,9 @@ struct ConfigurationTests {
         bad = options
         bad.codec.frameMilliseconds = 25
         #expect(field { try bad.validate() } == "codec.frameMilliseconds")
+        bad = options
+        bad.codec.complexity = 11
+        #expect(field { try bad.validate() } == "codec.complexity")
         bad = options
         bad.connectTimeout = .zero
         #expect(field { try bad.validate() } == "connectTimeout")
