@@ -16,7 +16,7 @@ echo "Conversation test: Samples/ConversationTest/book-a-table.yaml against the 
 token=demo-$RANDOM$RANDOM$RANDOM
 log=$(mktemp)
 POLYVOICE_BRIDGE_TOKEN=$token "$bin" bridge --host 127.0.0.1 --port 0 --agent script:out/demo/script \
-  --reply-latency 400 --yield-ms 600 >"$log" 2>/dev/null &
+  --reply-latency 400 --yield-ms 700 >"$log" 2>/dev/null &
 bridge=$!
 trap 'kill "$bridge" 2>/dev/null; wait "$bridge" 2>/dev/null; rm -f "$log"' EXIT
 for _ in $(seq 50); do grep -q "listening on" "$log" && break; sleep 0.1; done

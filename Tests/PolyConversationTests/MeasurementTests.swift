@@ -170,6 +170,30 @@ import Testing
         #expect(waited >= 2000 && waited < 2040)
     }
 
+    @Test func waitForAgentAfterABackchannelWaitsForTheReplyItWasSaidIn() {
+        // One prompt, and the agent talks through the backchannel: the reply in progress is what the wait
+        // waits for (a backchannel expects no reply of its own).
+        var agent = SimulatedAgent(pathDelay: 960, replyDelay: 24_000, promptLength: 240_000, yieldDelay: nil)
+        agent.prompts = 1
+        let steps = [
+            PreparedStep(step: Step(.say("x"), path: "steps[0]"), audio: buzz(19_200)),
+            PreparedStep(step: Step(.backchannel("mm-hmm"), afterMs: 800, path: "steps[1]"), audio: buzz(9_600)),
+            PreparedStep(step: Step(.waitForAgent(timeoutSeconds: 10, settleSeconds: 1), path: "steps[2]")),
+        ]
+        var script = ConversationScript(steps: steps)
+        let end = converse(&script, with: &agent)
+        #expect(script.outcomes.allSatisfy { $0.failure == nil }, "\(script.outcomes)")
+        let metrics = ConversationMetrics(turns: script.tracker.finished(), endSample: end)
+        let replies = metrics.turns.filter { $0.speaker == .agent }
+        #expect(replies.count == 1)
+        // The wait ends one settle time after the reply ends as heard, on the caller's sending clock, which runs
+        // the 5-frame lead (100 ms) ahead of what it has heard (to the frame).
+        let replyEndMs = ConversationClock.milliseconds(replies.first?.endSample ?? 0)
+        let waitEndMs = script.outcomes[2].endMs ?? 0
+        #expect(waitEndMs >= replyEndMs + 1000 && waitEndMs <= replyEndMs + 1120, "\(replyEndMs) \(waitEndMs)")
+        #expect(metrics.turns.first { $0.kind == "backchannel" }?.falseYield == false)
+    }
+
     @Test func backchannelAgainstAFalseYieldingAgent() {
         // The agent answers the backchannel too, 700 ms after it: a gap the tracker does not merge.
         var agent = SimulatedAgent(pathDelay: 960, replyDelay: 33_600, promptLength: 240_000, yieldDelay: 0)

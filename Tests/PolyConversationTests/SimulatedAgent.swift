@@ -16,6 +16,8 @@ struct SimulatedAgent {
     var yieldDelay: Int?
     /// Stop on any caller sound (the "false yield" agent).
     var yieldOnAnySound = false
+    /// How many replies it has (the script agent has one per prompt file), then it stays silent.
+    var prompts = Int.max
 
     /// Everything the caller sent, by sample index.
     var sent: [Int16] = []
@@ -54,7 +56,9 @@ struct SimulatedAgent {
                 } else {
                     sample = position % 2 == 0 ? 8000 : -8000
                 }
-            } else if let voice = lastCallerVoice, replied != voice, !hearing, heardIndex - (voice + 1) >= replyDelay {
+            } else if let voice = lastCallerVoice, replied != voice, !hearing, heardIndex - (voice + 1) >= replyDelay,
+                truth.count < prompts
+            {
                 replied = voice
                 playing = (t, nil)
                 sample = 8000

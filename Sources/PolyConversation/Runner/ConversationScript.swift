@@ -198,7 +198,8 @@ public struct ConversationScript: Sendable {
     }
 
     private mutating func begin(_ i: Int, at index: Int) {
-        lastCallerStart = index
+        // A backchannel asks for no reply of its own: a wait after it waits for the reply it was said in.
+        if steps[i].step.kind != "backchannel" { lastCallerStart = index }
         phase = .playing(i, position: 0)
     }
 
