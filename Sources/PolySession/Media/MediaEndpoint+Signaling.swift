@@ -37,7 +37,7 @@ extension MediaEndpoint {
         }
         guard !lines.isEmpty else { throw .invalidDescription("the answer accepts no audio line") }
         offeredLines = nil
-        adoptPayloadType(of: answer)
+        if dtls == nil { adoptPayloadType(of: answer) }  // the initial answer, not an ICE restart's
         adoptRemoteFormat(of: answer)
         // DTMF goes as RFC 4733 events only if the bridge answered the format.
         telephoneEventPayloadType =
@@ -86,6 +86,7 @@ extension MediaEndpoint {
         let offer = try parse(text)
         guard let parameters = offer.iceParameters else { throw .invalidDescription("no ICE credentials") }
         let fingerprints = try remoteFingerprints(of: offer)
+        let initialOffer = dtls == nil
         let preferredSetup: SDPSetup
         switch configuration.role {
         case .bridge:
@@ -106,7 +107,7 @@ extension MediaEndpoint {
             }
             preferredSetup = establishedSetup
         }
-        adoptPayloadType(of: offer)
+        if initialOffer { adoptPayloadType(of: offer) }
         adoptRemoteFormat(of: offer)
         if configuration.role == .bridge {
             telephoneEventPayloadType =
@@ -239,10 +240,12 @@ extension MediaEndpoint {
         return fingerprints
     }
 
-    /// Sends with the peer's Opus payload type (aiortc uses 96) as long as nothing was sent yet.
+    /// Sends with the peer's Opus payload type (aiortc uses 96) from the description that first negotiates the
+    /// line. Later ones never change it: aiortc's pull re-offers renumber Opus to 96 while its receiver keeps
+    /// the negotiated number, and following them only before the first packet made the call's audio a race.
     private func adoptPayloadType(of description: SessionDescription) {
         guard let pt = description.media.first(where: { !$0.isRejected })?.opusPayloadType,
-            UInt8(pt) != outgoing.payloadType, outgoing.packetsSent == 0
+            UInt8(pt) != outgoing.payloadType
         else { return }
         outgoing = RTPOutgoingStream(
             ssrc: outgoing.ssrc, payloadType: UInt8(pt), initialSequenceNumber: outgoing.nextSequenceNumber,

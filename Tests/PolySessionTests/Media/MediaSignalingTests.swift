@@ -67,6 +67,22 @@ extension MediaSuites {
             #expect(call.client.endpoint.stats.inboundRtp.packetsReceived > 40)
         }
 
+        @Test("a re-offer that renumbers Opus (aiortc's pull offers: 96) leaves the payload type we send alone")
+        func reofferKeepsTheNegotiatedPayloadType() throws {
+            let call = try MediaCall(signal: Signals.tone(hertz: 440, seconds: 5))
+            try call.connect()
+            // Before the first packet: what we send must not depend on whether the re-offer came before it.
+            #expect(call.client.endpoint.outgoing.packetsSent == 0)
+            let renumbered = try call.bridge.endpoint.createPullOffer(at: call.scheduler.now)
+                .replacingOccurrences(of: "SAVPF 111", with: "SAVPF 96")
+                .replacingOccurrences(of: "a=rtpmap:111 ", with: "a=rtpmap:96 ")
+                .replacingOccurrences(of: "a=fmtp:111 ", with: "a=fmtp:96 ")
+            _ = try call.client.endpoint.applyOffer(renumbered, at: call.scheduler.now)
+            call.run(for: .seconds(1))
+            #expect(call.client.endpoint.outgoing.payloadType == 111)
+            #expect(call.bridge.endpoint.stats.inboundRtp.packetsReceived > 40)
+        }
+
         @Test("signaling calls out of turn are refused with typed errors")
         func refusals() throws {
             let fresh = try MediaEndpoint(
