@@ -170,17 +170,19 @@ import Testing
         #expect(waited >= 2000 && waited < 2040)
     }
 
+    /// A turn, an "mm-hmm" 800 ms into the reply, then a wait for the agent.
+    private let sayBackchannelWait = [
+        PreparedStep(step: Step(.say("x"), path: "steps[0]"), audio: buzz(19_200)),
+        PreparedStep(step: Step(.backchannel("mm-hmm"), afterMs: 800, path: "steps[1]"), audio: buzz(9_600)),
+        PreparedStep(step: Step(.waitForAgent(timeoutSeconds: 10, settleSeconds: 1), path: "steps[2]")),
+    ]
+
     @Test func waitForAgentAfterABackchannelWaitsForTheReplyItWasSaidIn() {
         // One prompt, and the agent talks through the backchannel: the reply in progress is what the wait
         // waits for (a backchannel expects no reply of its own).
         var agent = SimulatedAgent(pathDelay: 960, replyDelay: 24_000, promptLength: 240_000, yieldDelay: nil)
         agent.prompts = 1
-        let steps = [
-            PreparedStep(step: Step(.say("x"), path: "steps[0]"), audio: buzz(19_200)),
-            PreparedStep(step: Step(.backchannel("mm-hmm"), afterMs: 800, path: "steps[1]"), audio: buzz(9_600)),
-            PreparedStep(step: Step(.waitForAgent(timeoutSeconds: 10, settleSeconds: 1), path: "steps[2]")),
-        ]
-        var script = ConversationScript(steps: steps)
+        var script = ConversationScript(steps: sayBackchannelWait)
         let end = converse(&script, with: &agent)
         #expect(script.outcomes.allSatisfy { $0.failure == nil }, "\(script.outcomes)")
         let metrics = ConversationMetrics(turns: script.tracker.finished(), endSample: end)
@@ -197,12 +199,7 @@ import Testing
     @Test func backchannelAgainstAFalseYieldingAgent() {
         // The agent answers the backchannel too, 700 ms after it: a gap the tracker does not merge.
         var agent = SimulatedAgent(pathDelay: 960, replyDelay: 33_600, promptLength: 240_000, yieldDelay: 0)
-        let steps = [
-            PreparedStep(step: Step(.say("x"), path: "steps[0]"), audio: buzz(19_200)),
-            PreparedStep(step: Step(.backchannel("mm-hmm"), afterMs: 800, path: "steps[1]"), audio: buzz(9_600)),
-            PreparedStep(step: Step(.waitForAgent(timeoutSeconds: 10, settleSeconds: 1), path: "steps[2]")),
-        ]
-        var script = ConversationScript(steps: steps)
+        var script = ConversationScript(steps: sayBackchannelWait)
         let end = converse(&script, with: &agent)
         let metrics = ConversationMetrics(turns: script.tracker.finished(), endSample: end)
         let backchannel = metrics.turns.first { $0.kind == "backchannel" }
