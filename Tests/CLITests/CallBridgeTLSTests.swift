@@ -62,7 +62,7 @@ struct CallBridgeTLSTests {
         let result = try await runPolyvoice(
             Self.call + ["--bridge", site.url], environment: Self.environment)
         #expect(result.status == 4, "\(result.stdout) \(result.stderr)")
-        // URLSession (no CA file configured) says what libcurl says: the certificate did not verify.
+        // Only the system store is trusted: the certificate does not verify, and the error says so.
         let output = result.stdout + result.stderr
         #expect(output.contains("TLS failure") && output.contains("certificate"), "\(output)")
         #expect(site.proxy.requestLines.isEmpty, "a request got through: \(site.proxy.requestLines)")

@@ -10,7 +10,7 @@ import Synchronization
 /// Lives on the loop thread only (created, driven and finished there); `@unchecked Sendable` because the
 /// connection's and the timer's closures, which run on that thread, hold it.
 final class HTTPExchange: @unchecked Sendable {
-    typealias Outcome = Result<HTTPResponseParser.Response, SignalingError>
+    typealias Outcome = Result<HTTPClientResponse, SignalingError>
 
     struct Target: Sendable {
         let addresses: [TransportAddress]

@@ -1,15 +1,11 @@
-// The bridge's REST requests over the project's own TCP + TLS stack, for bridges whose certificate needs an
-// extra CA file: Foundation's URLSession on Linux (libcurl underneath) has no way to add one, and a call must
-// never fall back to not verifying. One request per connection (`Connection: close`), so a changed local
-// address never leaves a stale pooled connection behind (what RenewableHTTPTransport has to handle).
+// The bridge's REST requests over the project's own TCP + TLS stack, for every bridge: URLSession would link
+// FoundationNetworking and libcurl (about 10 MB of every process, docs/MEMORY.md) and cannot add a CA file on
+// Linux. One request per connection (`Connection: close`), so after a local address change no request waits
+// on a pooled connection from an address that is gone.
 import Foundation
 import PolyCore
 import PolyNet
 import PolySignaling
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// `HTTPTransport` that verifies `https:` servers against the system trust store plus `trustedCAFile`, and
 /// their host name (or IP address, against the certificate's IP SANs). `http:` URLs go over plain TCP.
@@ -26,33 +22,25 @@ public struct TLSHTTPTransport: HTTPTransport {
         self.loop = loop
     }
 
-    public func perform(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            let rawHost = url.host, !rawHost.isEmpty
-        else { throw SignalingError.invalidURL("not an http or https URL") }
+    public func perform(_ request: HTTPClientRequest) async throws(SignalingError) -> HTTPClientResponse {
+        let url = request.url
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let rawHost = url.host,
+            !rawHost.isEmpty
+        else { throw .invalidURL("not an http or https URL") }
         let host = rawHost.hasPrefix("[") ? String(rawHost.dropFirst().dropLast()) : rawHost
         let secure = scheme == "https"
         guard let port = UInt16(exactly: url.port ?? (secure ? 443 : 80)), port > 0 else {
-            throw SignalingError.invalidURL("bad port")
+            throw .invalidURL("bad port")
         }
         let bytes: [UInt8]
         do {
             bytes = try HTTPRequestEncoder.encode(request)
         } catch {
-            throw SignalingError.transport("cannot send the request: \(error)")
+            throw .transport("cannot send the request: \(error)")
         }
         let target = try await Self.prepare(host: host, port: port, secure: secure, caFile: trustedCAFile).get()
-        let timeout = request.timeoutInterval > 0 ? request.timeoutInterval : 60
-        let response = try await HTTPExchange.run(
-            bytes, to: target, timeout: .milliseconds(Int64(timeout * 1000)), on: loop
-        ).get()
-        var fields: [String: String] = [:]
-        for (name, value) in response.headers { fields[name] = fields[name].map { "\($0), \(value)" } ?? value }
-        guard
-            let http = HTTPURLResponse(
-                url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: fields)
-        else { throw SignalingError.transport("bad HTTP response") }
-        return (Data(response.body), http)
+        let timeout = request.timeout > .zero ? request.timeout : .seconds(60)
+        return try await HTTPExchange.run(bytes, to: target, timeout: timeout, on: loop).get()
     }
 
     /// The server's addresses and, for TLS, the context trusting `caFile` too: on a thread of its own, since
