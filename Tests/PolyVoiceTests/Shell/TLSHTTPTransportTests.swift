@@ -1,10 +1,12 @@
 // TLSHTTPTransport (its plain http: path, the same exchange and parser as over TLS) against a scripted server:
 // it frames the request itself, reads chunked answers, and a hostile or silent server ends in a bounded,
-// clearly named error, never an unbounded read or a hang.
+// clearly named error, never an unbounded read or a hang. A scripted proxy shows what an https: request asks
+// the `https_proxy` for (CLITests' CallBridgeTLSTests go through a real tunnel).
 import Foundation
 import PolySignaling
-import PolyVoice
 import Testing
+
+@testable import PolyVoice
 
 /// One-connection TCP server on 127.0.0.1 (a blocking thread: test setup only): reads the request head, keeps
 /// it, writes `answer`, then keeps the connection open for `hold` seconds before closing it.
@@ -136,6 +138,50 @@ struct TLSHTTPTransportTests {
         let error = await Self.failure(Self.post(port: server.port, timeout: .milliseconds(500)))
         #expect(error == "Bridge unreachable: request timed out")
         #expect(Date().timeIntervalSince(began) < 3)
+    }
+
+    static func failure(_ request: HTTPClientRequest, environment: [String: String]) async -> String {
+        do {
+            _ = try await TLSHTTPTransport(trustedCAFile: nil, loop: .shared, environment: environment).perform(request)
+            return "no error"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func anHTTPSRequestAsksTheProxyForATunnelAndARefusalSaysSo() async throws {
+        let proxy = try ScriptedHTTPServer(
+            answer: Array("HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 4\r\n\r\nnope".utf8), hold: 2)
+        var request = Self.post(port: 1)
+        request.url = URL(string: "https://bridge.test:8443/api/v1/call")!
+        let error = await Self.failure(
+            request, environment: ["https_proxy": "http://user:pass@127.0.0.1:\(proxy.port)"])
+        #expect(error == "Bridge unreachable: the proxy refused the tunnel (407)")
+        // Only the tunnel's request reached the proxy (bridge.test was never looked up): not the token.
+        #expect(
+            proxy.requestText
+                == "CONNECT bridge.test:8443 HTTP/1.1\r\nHost: bridge.test:8443\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\n\r\n",
+            "\(proxy.requestText)")
+    }
+
+    @Test func aProxyThatClosesOrCannotBeReachedIsNamedInTheError() async throws {
+        var request = Self.post(port: 1)
+        request.url = URL(string: "https://127.0.0.1:8443/api/v1/call")!
+        let closing = try ScriptedHTTPServer(answer: [])
+        #expect(
+            await Self.failure(request, environment: ["HTTPS_PROXY": "127.0.0.1:\(closing.port)"])
+                == "Bridge unreachable: the proxy closed the connection before opening the tunnel")
+        let unreachable = await Self.failure(
+            request, environment: ["https_proxy": "http://127.0.0.1:\(Self.closedPort())"])
+        #expect(unreachable.hasPrefix("Bridge unreachable: proxy connection failed: "), "\(unreachable)")
+    }
+
+    @Test func plainHTTPRequestsIgnoreTheHTTPSProxy() async throws {
+        let server = try ScriptedHTTPServer(answer: Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))
+        let response = try await TLSHTTPTransport(
+            trustedCAFile: nil, loop: .shared, environment: ["https_proxy": "http://127.0.0.1:\(Self.closedPort())"]
+        ).perform(Self.post(port: server.port))
+        #expect(response.status == 204)
     }
 
     @Test func aClosedPortIsAConnectionFailureAndNoTokenIsShown() async throws {
