@@ -14,22 +14,7 @@ import asyncio
 import base64
 import sys
 
-
-async def pipe(reader, writer):
-    try:
-        while True:
-            data = await reader.read(65536)
-            if not data:
-                break
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        try:
-            writer.close()
-        except (ConnectionError, OSError):
-            pass
+from tls_proxy import pipe  # the same byte pump, in the same directory
 
 
 async def refuse(writer, status, log, line):

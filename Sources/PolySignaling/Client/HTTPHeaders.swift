@@ -1,5 +1,5 @@
-// Header fields of the project's HTTP messages (HTTPClientRequest, HTTPClientResponse): in order, names compared without
-// regard to case (RFC 9110 §5.1), repeated fields kept. No Foundation networking types, so the library that
+// Header fields of the project's HTTP messages (HTTPClientRequest, HTTPClientResponse): in order, names compared
+// without regard to case (RFC 9110 §5.1), repeated fields kept. No Foundation networking types, so the library that
 // sends them links no URLSession and no libcurl (docs/MEMORY.md).
 
 /// HTTP header fields in the order they were added or received.

@@ -32,7 +32,8 @@ public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
         return try parse(setting)
     }
 
-    /// `http://[user:password@]host[:port]` (a path is ignored), or `host[:port]` (curl's reading: plain HTTP, port 1080).
+    /// `http://[user:password@]host[:port]` (a path is ignored), or `host[:port]` (curl's reading: plain HTTP);
+    /// port 1080 if none, as curl.
     static func parse(_ setting: String) throws(SignalingError) -> HTTPProxy {
         let text = setting.contains("://") ? setting : "http://" + setting
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {

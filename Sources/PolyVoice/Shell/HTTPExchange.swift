@@ -1,7 +1,7 @@
 // One HTTP request and its response over a fresh TCPConnection (TLS over it for https:) on an event loop:
 // connect (each resolved address in turn), open a CONNECT tunnel if a proxy is in between, handshake and
-// verify, write the request, parse the answer with HTTPResponseParser, all inside one deadline. Nothing here blocks: the loop thread does the work, the
-// caller awaits the outcome.
+// verify, write the request, parse the answer with HTTPResponseParser, all inside one deadline. Nothing here
+// blocks: the loop thread does the work, the caller awaits the outcome.
 import PolyCore
 import PolyNet
 import PolySignaling
