@@ -79,11 +79,15 @@ let package = Package(
         .testTarget(
             name: "PolySessionTests",
             dependencies: ["PolySession", "PolyCore", "PolyAudio", "PolyNet", "PolyVoiceTesting"]),
-        .testTarget(name: "PolySignalingTests", dependencies: ["PolySignaling", "PolyVoiceTesting"]),
+        .testTarget(
+            name: "PolySignalingTests", dependencies: ["PolySignaling", "PolyVoiceTesting", "URLSessionSupport"]),
         .testTarget(
             name: "PolyVoiceTests",
             dependencies: ["PolyVoice", "PolySession", "PolyVoiceBridge", "PolyVoiceTesting", "InteropSupport"],
             exclude: ["Scenarios/quality-gates.json"]),
+        // A URLSession `HTTPTransport` for tests and benchmarks (the libraries link no FoundationNetworking).
+        .target(
+            name: "URLSessionSupport", dependencies: ["PolySignaling", "PolyCore"], path: "Tests/URLSessionSupport"),
         // Drives the aiortc peer (Tests/Interop/aiortc_peer.py) for the interop tests and ConnectBench.
         .target(
             name: "InteropSupport", dependencies: ["PolyCore", "PolySession"], path: "Tests/Interop/InteropSupport"),
@@ -91,7 +95,7 @@ let package = Package(
             name: "PolyVoiceBridgeTests",
             dependencies: [
                 "PolyVoiceBridge", "PolySession", "PolySignaling", "PolyAudio", "PolyCore", "PolyNet",
-                "PolyVoiceTesting",
+                "PolyVoiceTesting", "URLSessionSupport",
             ]),
         .testTarget(name: "PolyVoiceTestingTests", dependencies: ["PolyVoiceTesting", "PolyCore", "PolyNet"]),
         .testTarget(name: "CLITests", dependencies: ["PolyVoiceTesting", "PolyAudio"]),
@@ -118,6 +122,7 @@ let package = Package(
             name: "BridgeLoad",
             dependencies: [
                 "PolySession", "PolyVoiceBridge", "PolySignaling", "PolyNet", "PolyMedia", "PolyAudio", "PolyCore",
+                "URLSessionSupport",
             ],
             path: "Benchmarks/BridgeLoad"),
         .executableTarget(

@@ -8,6 +8,7 @@ import PolyNet
 import PolySession
 import PolySignaling
 import Synchronization
+import URLSessionSupport
 
 /// What one call counted up to a moment.
 struct CallCounters {
@@ -50,7 +51,8 @@ final class LoadCall: Sendable {
         baseURL: URL, token: String, codec: CodecSettings, encoderComplexity: Int, timeStretch: Bool,
         source: any AudioFrameSource, index: Int, loop: EventLoop, keep: Bool
     ) async throws -> LoadCall {
-        let client = BridgeClient(configuration: .init(baseURL: baseURL, webCallingToken: token))
+        let client = BridgeClient(
+            configuration: .init(baseURL: baseURL, webCallingToken: token), transport: URLSessionTransport())
         let call = try await client.provision(mode: "echo")
         let sink = CountingSink(keep: keep)
         let connected = Connected()

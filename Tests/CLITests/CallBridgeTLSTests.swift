@@ -62,7 +62,7 @@ struct CallBridgeTLSTests {
         let result = try await runPolyvoice(
             Self.call + ["--bridge", site.url], environment: Self.environment)
         #expect(result.status == 4, "\(result.stdout) \(result.stderr)")
-        // URLSession (no CA file configured) says what libcurl says: the certificate did not verify.
+        // Only the system store is trusted: the certificate does not verify, and the error says so.
         let output = result.stdout + result.stderr
         #expect(output.contains("TLS failure") && output.contains("certificate"), "\(output)")
         #expect(site.proxy.requestLines.isEmpty, "a request got through: \(site.proxy.requestLines)")
@@ -94,6 +94,59 @@ struct CallBridgeTLSTests {
         #expect(untrusted.status == 1, "\(untrusted.stdout)")
         #expect(
             untrusted.stdout.contains("TLS failure") && untrusted.stdout.contains("certificate"), "\(untrusted.stdout)")
+    }
+
+    @Test func theRESTRequestsTunnelThroughTheHTTPSProxyTheEnvironmentNames() async throws {
+        let site = try HTTPSBridge()
+        let proxy = try ConnectProxyProcess(credentials: "pv user:s3cr:et")
+        defer {
+            proxy.stop()
+            site.stop()
+        }
+        let arguments = Self.call + ["--bridge", site.url, "--ca-file", site.certificates.caFile]
+        let proxyURL = "http://pv%20user:s3cr%3Aet@127.0.0.1:\(proxy.port)"
+        let result = try await runPolyvoice(
+            arguments, environment: Self.environment.merging(["https_proxy": proxyURL]) { $1 })
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        // Provision, the offer and the hang-up each opened a tunnel (with the credentials) to the bridge's
+        // TLS endpoint, and TLS was verified end to end through it: the bridge side saw them over TLS.
+        let tunnels = proxy.requestLines
+        #expect(tunnels.count >= 3, "\(tunnels)")
+        #expect(tunnels.allSatisfy { $0 == "CONNECT 127.0.0.1:\(site.proxy.port) HTTP/1.1 -> 200" }, "\(tunnels)")
+        #expect(site.proxy.requestLines.contains("POST /api/v1/call HTTP/1.1"), "\(site.proxy.requestLines)")
+        #expect(site.proxy.requestLines.contains { $0.hasPrefix("DELETE /api/v1/call/") })
+        #expect(!(result.stdout + result.stderr).contains("s3cr"))
+
+        // no_proxy (or NO_PROXY) sends the requests straight to the bridge.
+        let direct = try await runPolyvoice(
+            arguments,
+            environment: Self.environment.merging(["HTTPS_PROXY": proxyURL, "NO_PROXY": "localhost, 127.0.0.1"]) { $1 })
+        #expect(direct.status == 0, "\(direct.stdout) \(direct.stderr)")
+        #expect(proxy.requestLines.count == tunnels.count, "\(proxy.requestLines)")
+
+        // Wrong credentials: the proxy's refusal is the error, with its status and without the credentials.
+        let refused = try await runPolyvoice(
+            arguments,
+            environment: Self.environment.merging(["https_proxy": "http://pv:wrong-pass@127.0.0.1:\(proxy.port)"]) {
+                $1
+            })
+        #expect(refused.status == 4, "\(refused.stdout) \(refused.stderr)")
+        let output = refused.stdout + refused.stderr
+        #expect(output.contains("the proxy refused the tunnel (407)"), "\(output)")
+        #expect(!output.contains("wrong-pass"))
+    }
+
+    @Test func aProxySettingThatCannotBeUsedIsAClearErrorNotADirectConnection() async throws {
+        let site = try HTTPSBridge()
+        defer { site.stop() }
+        let result = try await runPolyvoice(
+            Self.call + ["--bridge", site.url, "--ca-file", site.certificates.caFile],
+            environment: Self.environment.merging(["https_proxy": "socks5://user:secret@127.0.0.1:1"]) { $1 })
+        #expect(result.status == 4, "\(result.stdout) \(result.stderr)")
+        let output = result.stdout + result.stderr
+        #expect(output.contains("unusable proxy setting: only http:// proxies are supported"), "\(output)")
+        #expect(!output.contains("secret"))
+        #expect(site.proxy.requestLines.isEmpty, "a request went direct: \(site.proxy.requestLines)")
     }
 
     @Test func caFileMustBeAReadableFile() async throws {

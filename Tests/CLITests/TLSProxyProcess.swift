@@ -1,5 +1,6 @@
 // Test certificates from a test CA (openssl) and Tests/TLSProxy/tls_proxy.py in front of a bridge process:
-// the reference bridge speaks HTTP only, so this is how a call reaches it over HTTPS and WSS.
+// the reference bridge speaks HTTP only, so this is how a call reaches it over HTTPS and WSS. And
+// Tests/TLSProxy/connect_proxy.py, the HTTP proxy a call's `https_proxy` can name.
 import Foundation
 
 /// A test CA and server certificates it signs, in a temporary directory (removed by `remove()`).
@@ -47,21 +48,15 @@ struct TestCertificates {
 
 struct TLSProxyError: Error { let reason: String }
 
-/// `tls_proxy.py` terminating TLS with a certificate and forwarding to 127.0.0.1:`upstream`.
-final class TLSProxyProcess {
+/// A script of Tests/TLSProxy run with python3, listening on 127.0.0.1 at the port it prints ("listening PORT").
+final class ScriptServerProcess {
     let process = Process()
     let port: Int
-    /// The first line of every connection that got through TLS (request lines, never headers).
-    let logFile: String
 
-    init(certificate: (cert: String, key: String), upstream: Int) throws {
+    init(script: String, arguments: [String]) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        logFile = certificate.cert + ".requests"
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-u", root.appendingPathComponent("TLSProxy/tls_proxy.py").path, certificate.cert, certificate.key,
-            "\(upstream)", logFile,
-        ]
+        process.arguments = ["-u", root.appendingPathComponent("TLSProxy/\(script)").path] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -70,14 +65,9 @@ final class TLSProxyProcess {
         guard let range = text.range(of: "listening "), let port = Int(text[range.upperBound...].prefix { $0.isNumber })
         else {
             process.terminate()
-            throw TLSProxyError(reason: "the TLS proxy did not start: \(text)")
+            throw TLSProxyError(reason: "\(script) did not start: \(text)")
         }
         self.port = port
-    }
-
-    /// The request lines seen so far.
-    var requestLines: [String] {
-        ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
     /// SIGKILL: the child inherits the test runner's signal mask, in which SIGTERM may be blocked.
@@ -85,4 +75,49 @@ final class TLSProxyProcess {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
+}
+
+/// `tls_proxy.py` terminating TLS with a certificate and forwarding to 127.0.0.1:`upstream`.
+final class TLSProxyProcess {
+    let server: ScriptServerProcess
+    var port: Int { server.port }
+    /// The first line of every connection that got through TLS (request lines, never headers).
+    let logFile: String
+
+    init(certificate: (cert: String, key: String), upstream: Int) throws {
+        logFile = certificate.cert + ".requests"
+        server = try ScriptServerProcess(
+            script: "tls_proxy.py", arguments: [certificate.cert, certificate.key, "\(upstream)", logFile])
+    }
+
+    /// The request lines seen so far.
+    var requestLines: [String] { readLines(logFile) }
+
+    func stop() { server.stop() }
+}
+
+/// `connect_proxy.py`: an HTTP CONNECT proxy (as `https_proxy` names one) to loopback ports only, asking for
+/// `credentials` ("user:password") if given.
+final class ConnectProxyProcess {
+    let server: ScriptServerProcess
+    var port: Int { server.port }
+    let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("pv-connect-\(UUID().uuidString)")
+        .path
+
+    init(credentials: String? = nil) throws {
+        server = try ScriptServerProcess(
+            script: "connect_proxy.py", arguments: [logFile] + (credentials.map { [$0] } ?? []))
+    }
+
+    /// Each request line with the proxy's answer ("CONNECT 127.0.0.1:8443 HTTP/1.1 -> 200").
+    var requestLines: [String] { readLines(logFile) }
+
+    func stop() {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: logFile)
+    }
+}
+
+private func readLines(_ file: String) -> [String] {
+    ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
 }

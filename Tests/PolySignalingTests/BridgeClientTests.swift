@@ -4,33 +4,29 @@ import Testing
 
 @testable import PolySignaling
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// A scripted transport: answers requests from a queue and records them.
 final class ScriptedTransport: HTTPTransport {
     enum Reply {
         case status(Int, body: String = "{}", headers: [String: String] = [:])
-        case failure(URLError.Code)
+        case failure(SignalingError)
     }
-    private let state: Mutex<(replies: [Reply], requests: [URLRequest])>
+    private let state: Mutex<(replies: [Reply], requests: [HTTPClientRequest])>
 
     init(_ replies: [Reply]) { state = Mutex((replies, [])) }
 
-    var requests: [URLRequest] { state.withLock { $0.requests } }
+    var requests: [HTTPClientRequest] { state.withLock { $0.requests } }
 
-    func perform(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    func perform(_ request: HTTPClientRequest) async throws(SignalingError) -> HTTPClientResponse {
         let reply = state.withLock { state -> Reply in
             state.requests.append(request)
             return state.replies.isEmpty ? .status(599) : state.replies.removeFirst()
         }
         switch reply {
-        case .failure(let code): throw URLError(code)
+        case .failure(let error): throw error
         case .status(let status, let body, let headers):
-            let response = HTTPURLResponse(
-                url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
-            return (Data(body.utf8), response)
+            return HTTPClientResponse(
+                status: status, headers: HTTPHeaders(headers.map { (name: $0.key, value: $0.value) }),
+                body: Array(body.utf8))
         }
     }
 }
@@ -76,21 +72,21 @@ final class VirtualSleeps: Sendable {
         await bridge.hangUp()
         let requests = transport.requests
         try #require(requests.count == 3)
-        #expect(requests[0].url?.absoluteString == "https://bridge.test/api/v1/call")
-        #expect(requests[0].httpMethod == "POST")
-        #expect(requests[0].value(forHTTPHeaderField: "Authorization") == "Bearer \(webToken)")
-        #expect(requests[0].value(forHTTPHeaderField: "Content-Type") == "application/json")
-        #expect(requests[0].value(forHTTPHeaderField: "Accept") == "application/json")
-        #expect(requests[0].httpBody == Data(#"{"mode":"voice-agent"}"#.utf8))
-        #expect(requests[0].timeoutInterval == 15)
-        #expect(requests[1].url?.absoluteString == "https://bridge.test/api/v1/call/call-1/sdp")
-        #expect(requests[1].value(forHTTPHeaderField: "X-Call-Token") == "per-call-secret-token-123")
-        #expect(requests[1].value(forHTTPHeaderField: "Authorization") == nil)
-        #expect(requests[1].httpBody == Data(#"{"mid":"0","sdp":"offer"}"#.utf8))
-        #expect(requests[2].httpMethod == "DELETE")
-        #expect(requests[2].url?.absoluteString == "https://bridge.test/api/v1/call/call-1")
-        #expect(requests[2].value(forHTTPHeaderField: "X-Call-Token") == "per-call-secret-token-123")
-        for request in requests { #expect(!(request.url?.absoluteString.contains("secret") ?? true)) }
+        #expect(requests[0].url.absoluteString == "https://bridge.test/api/v1/call")
+        #expect(requests[0].method == "POST")
+        #expect(requests[0].headers["Authorization"] == "Bearer \(webToken)")
+        #expect(requests[0].headers["Content-Type"] == "application/json")
+        #expect(requests[0].headers["Accept"] == "application/json")
+        #expect(requests[0].body == Array(#"{"mode":"voice-agent"}"#.utf8))
+        #expect(requests[0].timeout == .seconds(15))
+        #expect(requests[1].url.absoluteString == "https://bridge.test/api/v1/call/call-1/sdp")
+        #expect(requests[1].headers["X-Call-Token"] == "per-call-secret-token-123")
+        #expect(requests[1].headers["Authorization"] == nil)
+        #expect(requests[1].body == Array(#"{"mid":"0","sdp":"offer"}"#.utf8))
+        #expect(requests[2].method == "DELETE")
+        #expect(requests[2].url.absoluteString == "https://bridge.test/api/v1/call/call-1")
+        #expect(requests[2].headers["X-Call-Token"] == "per-call-secret-token-123")
+        for request in requests { #expect(!request.url.absoluteString.contains("secret")) }
     }
 
     @Test func retryAfterSecondsIsHonouredAndCapped() async throws {
@@ -147,7 +143,7 @@ final class VirtualSleeps: Sendable {
             try await perCall.connect(offerSDP: "o")
         }
         await #expect(throws: SignalingError.transport("connection refused")) {
-            try await client(ScriptedTransport([.failure(.cannotConnectToHost)]), sleeps).provision()
+            try await client(ScriptedTransport([.failure(.transport("connection refused"))]), sleeps).provision()
         }
         await #expect(throws: SignalingError.malformedResponse(route: "provision", .invalidJSON)) {
             try await client(ScriptedTransport([.status(200, body: "<html>")]), sleeps).provision()
@@ -187,13 +183,13 @@ final class VirtualSleeps: Sendable {
         try await bridge.renegotiate(answerSDP: "answer-1")
         #expect(try await second.value == "offer-2")
         try await bridge.renegotiate(answerSDP: "answer-2")
-        let paths = transport.requests.map { $0.url?.path ?? "" }
+        let paths = transport.requests.map(\.url.path)
         #expect(
             paths.suffix(4) == [
                 "/api/v1/call/call-1/sdp/pull", "/api/v1/call/call-1/sdp/renegotiate", "/api/v1/call/call-1/sdp/pull",
                 "/api/v1/call/call-1/sdp/renegotiate",
             ])
-        #expect(transport.requests[2].httpBody == Data(#"{"sdp":"answer-1"}"#.utf8))
+        #expect(transport.requests[2].body == Array(#"{"sdp":"answer-1"}"#.utf8))
     }
 
     @Test func iceRestartNeedsTheExtension() async throws {

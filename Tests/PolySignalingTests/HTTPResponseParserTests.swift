@@ -4,17 +4,13 @@ import Foundation
 import PolySignaling
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 @Suite("HTTP/1.1 response parser")
 struct HTTPResponseParserTests {
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     /// Feeds `input` in pieces of `step` bytes, then the end of the stream if nothing completed.
     static func parse(_ input: [UInt8], step: Int = .max, parser: HTTPResponseParser = HTTPResponseParser())
-        throws(HTTPResponseParser.ParseError) -> HTTPResponseParser.Response
+        throws(HTTPResponseParser.ParseError) -> HTTPClientResponse
     {
         var parser = parser
         var index = 0
@@ -33,8 +29,8 @@ struct HTTPResponseParserTests {
             let response = try Self.parse(input, step: step)
             #expect(response.status == 201)
             #expect(response.body == Self.bytes("{\"a\":1}"))
-            #expect(response.header("content-type") == "application/json")
-            #expect(response.header("Content-Length") == "7")
+            #expect(response.headers["content-type"] == "application/json")
+            #expect(response.headers["Content-Length"] == "7")
         }
     }
 
@@ -71,7 +67,7 @@ struct HTTPResponseParserTests {
 
     @Test func repeatedHeadersAreJoined() throws {
         let response = try Self.parse(Self.bytes("HTTP/1.1 200 OK\r\nA: 1\r\na: 2\r\nContent-Length: 0\r\n\r\n"))
-        #expect(response.header("a") == "1, 2")
+        #expect(response.headers["a"] == "1, 2")
     }
 
     @Test(arguments: [
@@ -180,11 +176,10 @@ struct HTTPResponseParserTests {
 @Suite("HTTP/1.1 request encoder")
 struct HTTPRequestEncoderTests {
     @Test func postWithBodyHostPortAndFraming() throws {
-        var request = URLRequest(url: URL(string: "https://bridge.example:8443/api/v1/call?x=a%20b")!)
-        request.httpMethod = "POST"
-        request.httpBody = Data("{}".utf8)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("999", forHTTPHeaderField: "Content-Length")  // the encoder's framing wins
+        let request = HTTPClientRequest(
+            method: "POST", url: URL(string: "https://bridge.example:8443/api/v1/call?x=a%20b")!,
+            headers: ["Content-Type": "application/json", "Content-Length": "999"],  // the encoder's framing wins
+            body: Array("{}".utf8))
         let text = String(decoding: try HTTPRequestEncoder.encode(request), as: UTF8.self)
         #expect(text.hasPrefix("POST /api/v1/call?x=a%20b HTTP/1.1\r\nHost: bridge.example:8443\r\n"))
         #expect(text.contains("Content-Type: application/json\r\n"))
@@ -192,35 +187,64 @@ struct HTTPRequestEncoderTests {
         #expect(text.hasSuffix("Connection: close\r\n\r\n{}"))
     }
 
+    @Test func repeatedHeadersAreSentInOrder() throws {
+        var headers: HTTPHeaders = ["Accept": "a/b"]
+        headers.add(name: "X-Tag", value: "1")
+        headers.add(name: "x-tag", value: "2")
+        let text = String(
+            decoding: try HTTPRequestEncoder.encode(
+                HTTPClientRequest(url: URL(string: "http://h/")!, headers: headers)),
+            as: UTF8.self)
+        #expect(text == "GET / HTTP/1.1\r\nHost: h\r\nAccept: a/b\r\nX-Tag: 1\r\nx-tag: 2\r\nConnection: close\r\n\r\n")
+    }
+
     @Test func defaultPortsAndIPv6Hosts() throws {
         let plain = String(
-            decoding: try HTTPRequestEncoder.encode(URLRequest(url: URL(string: "https://h:443")!)), as: UTF8.self)
+            decoding: try HTTPRequestEncoder.encode(HTTPClientRequest(url: URL(string: "https://h:443")!)),
+            as: UTF8.self)
         #expect(plain.hasPrefix("GET / HTTP/1.1\r\nHost: h\r\n"))
         let v6 = String(
-            decoding: try HTTPRequestEncoder.encode(URLRequest(url: URL(string: "http://[::1]:8080/p")!)), as: UTF8.self
-        )
+            decoding: try HTTPRequestEncoder.encode(HTTPClientRequest(url: URL(string: "http://[::1]:8080/p")!)),
+            as: UTF8.self)
         #expect(v6.contains("Host: [::1]:8080\r\n"))
     }
 
     @Test func headerInjectionIsRefusedWithoutShowingTheValue() throws {
-        // Foundation itself drops a value with CR/LF; whatever it keeps, no second header line comes out.
-        var request = URLRequest(url: URL(string: "https://h/")!)
-        request.setValue("secret-token\r\nX-Evil: 1", forHTTPHeaderField: "X-Call-Token")
-        if let bytes = try? HTTPRequestEncoder.encode(request) {
-            #expect(!String(decoding: bytes, as: UTF8.self).contains("X-Evil"))
-        }
-        var control = URLRequest(url: URL(string: "https://h/")!)
-        control.setValue("secret\u{1}token", forHTTPHeaderField: "X-Call-Token")
-        if control.value(forHTTPHeaderField: "X-Call-Token") != nil {
+        // Nothing between the caller and the encoder drops CR/LF now: the encoder itself must refuse them.
+        for value in ["secret-token\r\nX-Evil: 1", "secret\u{1}token", "secret\ntoken"] {
+            let request = HTTPClientRequest(url: URL(string: "https://h/")!, headers: ["X-Call-Token": value])
             #expect(throws: HTTPRequestEncoder.EncodeError.invalidHeader(name: "X-Call-Token")) {
-                try HTTPRequestEncoder.encode(control)
+                try HTTPRequestEncoder.encode(request)
+            }
+        }
+        for name in ["", "X Evil", "X:Evil", "X\r\nEvil"] {
+            let request = HTTPClientRequest(url: URL(string: "https://h/")!, headers: HTTPHeaders([(name, "v")]))
+            #expect(throws: HTTPRequestEncoder.EncodeError.invalidHeader(name: "(unnamed)")) {
+                try HTTPRequestEncoder.encode(request)
             }
         }
         #expect(!"\(HTTPRequestEncoder.EncodeError.invalidHeader(name: "X-Call-Token"))".contains("secret"))
-        // A request target with a space or line break cannot be smuggled either.
-        var target = URLRequest(url: URL(string: "https://h/a%0D%0Ab")!)
-        target.httpMethod = "GET"
+        // A request target with a space or line break cannot be smuggled either, nor a method.
+        let target = HTTPClientRequest(url: URL(string: "https://h/a%0D%0Ab")!)
         let text = String(decoding: try HTTPRequestEncoder.encode(target), as: UTF8.self)
         #expect(text.hasPrefix("GET /a%0D%0Ab HTTP/1.1\r\n"))
+        for method in ["", "get", "GET /x HTTP/1.1\r\nX:", "P0ST"] {
+            #expect(throws: HTTPRequestEncoder.EncodeError.invalidURL) {
+                try HTTPRequestEncoder.encode(HTTPClientRequest(method: method, url: URL(string: "https://h/")!))
+            }
+        }
+    }
+
+    @Test func bodiesAndTheirLength() throws {
+        func encoded(_ method: String, _ body: [UInt8]?) throws -> String {
+            String(
+                decoding: try HTTPRequestEncoder.encode(
+                    HTTPClientRequest(method: method, url: URL(string: "http://h/")!, body: body)),
+                as: UTF8.self)
+        }
+        #expect(!(try encoded("DELETE", nil)).contains("Content-Length"))
+        #expect(!(try encoded("GET", [])).contains("Content-Length"))
+        #expect(try encoded("POST", nil).contains("Content-Length: 0\r\n"))
+        #expect(try encoded("DELETE", [1, 2]).hasSuffix("Content-Length: 2\r\nConnection: close\r\n\r\n\u{1}\u{2}"))
     }
 }

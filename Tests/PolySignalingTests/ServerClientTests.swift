@@ -1,11 +1,8 @@
 import Foundation
 import Testing
+import URLSessionSupport
 
 @testable import PolySignaling
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// BridgeClient against a real HTTPServer on 127.0.0.1 (retries in virtual time).
 @Suite struct ServerClientTests {
@@ -13,7 +10,8 @@ import Testing
         -> BridgeClient
     {
         BridgeClient(
-            configuration: .init(baseURL: bridge.baseURL, webCallingToken: token), environment: sleeps.environment)
+            configuration: .init(baseURL: bridge.baseURL, webCallingToken: token), transport: URLSessionTransport(),
+            environment: sleeps.environment)
     }
 
     @Test func provisionConnectHangUpRoundTrip() async throws {
@@ -38,7 +36,8 @@ import Testing
             try await client(bridge).provision(mode: "echo")
         }
         let notFound = BridgeClient(
-            configuration: .init(baseURL: bridge.baseURL.appendingPathComponent("nowhere/"), webCallingToken: "t"))
+            configuration: .init(baseURL: bridge.baseURL.appendingPathComponent("nowhere/"), webCallingToken: "t"),
+            transport: URLSessionTransport())
         await #expect(throws: SignalingError.signalingFailed("Bridge provision failed (404)")) {
             try await notFound.provision()
         }
@@ -67,12 +66,12 @@ import Testing
 
     @Test func bodyTooLargeIs413() async throws {
         let bridge = try TestBridge(maxBodyBytes: 1024)
-        var request = URLRequest(url: bridge.baseURL.appendingPathComponent("api/v1/call"))
-        request.httpMethod = "POST"
-        request.httpBody = Data(repeating: 0x61, count: 5000)
-        let (data, response) = try await URLSessionTransport().perform(request)
-        #expect(response.statusCode == 413)
-        #expect(try MessageCoding.decode(ErrorBody.self, from: data).error == "body_too_large")
+        let response = try await URLSessionTransport().perform(
+            HTTPClientRequest(
+                method: "POST", url: bridge.baseURL.appendingPathComponent("api/v1/call"),
+                body: [UInt8](repeating: 0x61, count: 5000)))
+        #expect(response.status == 413)
+        #expect(try MessageCoding.decode(ErrorBody.self, from: response.body).error == "body_too_large")
         #expect(bridge.state.log.withLock { $0.isEmpty })
         // The server keeps serving after a 413.
         _ = try await client(bridge).provision()
@@ -120,7 +119,7 @@ import Testing
         }
         let client = BridgeClient(
             configuration: .init(baseURL: URL(string: "http://127.0.0.1:\(port)/")!, webCallingToken: "t"),
-            environment: VirtualSleeps().environment)
+            transport: URLSessionTransport(), environment: VirtualSleeps().environment)
         await #expect(throws: SignalingError.transport("connection refused")) { try await client.provision() }
     }
 }

@@ -7,6 +7,7 @@ import PolySignaling
 import Synchronization
 import PolyVoiceTesting
 import Testing
+import URLSessionSupport
 
 @testable import PolyVoiceBridge
 
@@ -39,7 +40,8 @@ import Testing
         let client = BridgeClient(
             configuration: .init(
                 baseURL: URL(string: "http://127.0.0.1:\(port)/")!, webCallingToken: TestHarness.webToken,
-                retry: .none))
+                retry: .none),
+            transport: URLSessionTransport())
         let call = try await client.provision(mode: "echo")
 
         // Ten seconds of a 440 Hz tone at -12 dBFS, 20 ms frames.
@@ -123,7 +125,8 @@ import Testing
         let client = BridgeClient(
             configuration: .init(
                 baseURL: URL(string: "http://127.0.0.1:\(port)/")!, webCallingToken: TestHarness.webToken,
-                retry: .none))
+                retry: .none),
+            transport: URLSessionTransport())
         let call = try await client.provision()
 
         // The caller: 1.5 s silence, a 0.6 s turn, 0.9 s silence (the agent answers), a 0.5 s barge-in.

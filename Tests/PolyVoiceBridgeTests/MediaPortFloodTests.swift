@@ -6,6 +6,7 @@ import PolySignaling
 import PolyVoiceTesting
 import Synchronization
 import Testing
+import URLSessionSupport
 
 @testable import PolyVoiceBridge
 
@@ -33,7 +34,8 @@ import Testing
         let client = BridgeClient(
             configuration: .init(
                 baseURL: URL(string: "http://127.0.0.1:\(bridgePort)/")!, webCallingToken: TestHarness.webToken,
-                retry: .none))
+                retry: .none),
+            transport: URLSessionTransport())
         _ = try await client.provision(mode: "echo")
         let connected = Atomic<Bool>(false)
         let transport = try MediaTransport(

@@ -7,6 +7,7 @@ import PolySignaling
 import PolyVoiceTesting
 import Synchronization
 import Testing
+import URLSessionSupport
 
 @testable import PolyVoiceBridge
 
@@ -197,7 +198,8 @@ import Testing
         let client = BridgeClient(
             configuration: .init(
                 baseURL: URL(string: "http://127.0.0.1:\(bridgePort)/")!, webCallingToken: TestHarness.webToken,
-                retry: .none))
+                retry: .none),
+            transport: URLSessionTransport())
         _ = try await client.provision(mode: "echo")
         let sink = RecordingSink()
         let flags = Flags()
@@ -286,7 +288,8 @@ import Testing
         let client = BridgeClient(
             configuration: .init(
                 baseURL: URL(string: "http://127.0.0.1:\(port)/")!, webCallingToken: TestHarness.webToken,
-                retry: .none))
+                retry: .none),
+            transport: URLSessionTransport())
         _ = try await client.provision(mode: "echo")
         let transport = try MediaTransport(
             configuration: MediaEndpointConfiguration(role: .client, certificate: try DTLSCertificate.shared()))

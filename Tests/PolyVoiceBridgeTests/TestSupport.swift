@@ -2,6 +2,7 @@ import Foundation
 import PolyCore
 import PolySignaling
 import Synchronization
+import URLSessionSupport
 
 @testable import PolyVoiceBridge
 
@@ -91,7 +92,9 @@ final class TestHarness: Sendable {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
     func client(token: String = webToken) -> BridgeClient {
-        BridgeClient(configuration: .init(baseURL: baseURL, webCallingToken: token, retry: .none))
+        BridgeClient(
+            configuration: .init(baseURL: baseURL, webCallingToken: token, retry: .none),
+            transport: URLSessionTransport())
     }
 
     func media(_ id: String) -> FakeMedia? { medias.withLock { $0[id] } }

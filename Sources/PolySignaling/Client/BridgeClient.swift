@@ -2,10 +2,6 @@
 import Foundation
 import PolyCore
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The client of a voice bridge's REST routes, for one call at a time.
 ///
 /// Provision with the web calling token (`Authorization: Bearer`); every later route sends the
@@ -43,9 +39,9 @@ public actor BridgeClient {
     public private(set) var call: ProvisionedCall?
     private let pullGate = AsyncGate()
 
+    /// `transport` performs the requests (PolyVoice's `TLSHTTPTransport` in a call).
     public init(
-        configuration: Configuration, transport: any HTTPTransport = URLSessionTransport(),
-        environment: ClientEnvironment = .live
+        configuration: Configuration, transport: any HTTPTransport, environment: ClientEnvironment = .live
     ) {
         self.configuration = configuration
         self.transport = transport
@@ -96,7 +92,7 @@ public actor BridgeClient {
 
     /// `POST {renegotiateUrl}` with the answer to the last pull's offer; ends that pull.
     public func renegotiate(answerSDP: String) async throws(SignalingError) {
-        let result: Result<Data, SignalingError>
+        let result: Result<[UInt8], SignalingError>
         do throws(SignalingError) {
             let call = try requireCall()
             guard let url = call.renegotiateURL else { throw .extensionUnavailable("renegotiateUrl") }
@@ -144,47 +140,36 @@ public actor BridgeClient {
         return call
     }
 
-    private func request(method: String, url: URL, body: [UInt8]?, authorization: Authorization) -> URLRequest {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.timeoutInterval = configuration.requestTimeout.inSeconds
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let body {
-            request.httpBody = Data(body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
+    private func request(method: String, url: URL, body: [UInt8]?, authorization: Authorization) -> HTTPClientRequest {
+        var headers: HTTPHeaders = ["Accept": "application/json"]
+        if body != nil { headers["Content-Type"] = "application/json" }
         switch authorization {
-        case .bearer(let token): request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        case .callToken(let token): request.setValue(token, forHTTPHeaderField: "X-Call-Token")
+        case .bearer(let token): headers["Authorization"] = "Bearer \(token)"
+        case .callToken(let token): headers["X-Call-Token"] = token
         }
-        return request
+        return HTTPClientRequest(
+            method: method, url: url, headers: headers, body: body, timeout: configuration.requestTimeout)
     }
 
     /// Sends with retries; returns the body of the first 2xx answer.
     private func send(
         route: String, method: String, url: URL, body: [UInt8]?, authorization: Authorization,
         policy: RetryPolicy? = nil
-    ) async throws(SignalingError) -> Data {
+    ) async throws(SignalingError) -> [UInt8] {
         let policy = policy ?? configuration.retry
         let request = request(method: method, url: url, body: body, authorization: authorization)
         var attempt = 1
         while true {
-            let data: Data
-            let response: HTTPURLResponse
-            do {
-                (data, response) = try await transport.perform(request)
-            } catch {
-                throw SignalingError.transport(from: error)
-            }
-            let status = response.statusCode
-            if (200...299).contains(status) { return data }
+            let response = try await transport.perform(request)
+            let status = response.status
+            if response.isSuccess { return response.body }
             guard RetryPolicy.isRetryable(status: status), attempt < policy.maxAttempts else {
                 throw SignalingError.forStatus(status, route: route, perCall: route != "provision")
             }
             let delay =
                 status == 429
                 ? policy.delayFor429(
-                    retryAfter: response.value(forHTTPHeaderField: "Retry-After"), now: environment.now(),
+                    retryAfter: response.headers["Retry-After"], now: environment.now(),
                     attempt: attempt, unitRandom: environment.unitRandom())
                 : policy.backoff(afterAttempt: attempt, unitRandom: environment.unitRandom())
             do {
@@ -196,7 +181,7 @@ public actor BridgeClient {
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from data: Data, route: String) throws(SignalingError) -> T {
+    private func decode<T: Decodable>(_ type: T.Type, from data: [UInt8], route: String) throws(SignalingError) -> T {
         do {
             return try MessageCoding.decode(T.self, from: data)
         } catch {

@@ -2,10 +2,6 @@
 // per connection, so the framing headers are this encoder's, never the caller's.
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 public enum HTTPRequestEncoder {
     /// Why a request cannot be written; the texts name no URL and no header value (they may hold tokens).
     public enum EncodeError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -25,11 +21,12 @@ public enum HTTPRequestEncoder {
 
     /// `METHOD target HTTP/1.1`, `Host`, the request's headers, `Content-Length` (for a body, or any
     /// method but GET/HEAD/DELETE), `Connection: close`, then the body.
-    public static func encode(_ request: URLRequest) throws(EncodeError) -> [UInt8] {
-        guard let url = request.url, let host = url.host, !host.isEmpty,
+    public static func encode(_ request: HTTPClientRequest) throws(EncodeError) -> [UInt8] {
+        let url = request.url
+        guard let host = url.host, !host.isEmpty,
             let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         else { throw .invalidURL }
-        let method = request.httpMethod ?? "GET"
+        let method = request.method
         guard !method.isEmpty, method.utf8.allSatisfy({ (65...90).contains($0) }) else { throw .invalidURL }
         var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { target += "?" + query }
@@ -43,7 +40,7 @@ public enum HTTPRequestEncoder {
         if let port = url.port, port != defaultPort { authority += ":\(port)" }
 
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(authority)\r\n"
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+        for (name, value) in request.headers {
             guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }) else {
                 throw .invalidHeader(name: "(unnamed)")
             }
@@ -53,7 +50,7 @@ public enum HTTPRequestEncoder {
             if framingHeaders.contains(name.lowercased()) { continue }
             head += "\(name): \(value)\r\n"
         }
-        let body = request.httpBody.map { [UInt8]($0) } ?? []
+        let body = request.body ?? []
         if !body.isEmpty || !["GET", "HEAD", "DELETE"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
         head += "Connection: close\r\n\r\n"
         return Array(head.utf8) + body

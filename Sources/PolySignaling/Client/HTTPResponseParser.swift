@@ -4,26 +4,9 @@
 import Foundation
 
 /// Parses one HTTP/1.x response (status line, headers, then a body framed by Content-Length, chunked
-/// transfer coding, or the end of the connection). Interim 1xx answers are skipped.
+/// transfer coding, or the end of the connection). Interim 1xx answers are skipped. Header names are kept as
+/// received (`HTTPHeaders` compares them without regard to case).
 public struct HTTPResponseParser: Sendable {
-    /// One complete response. Header names are lowercased; repeated headers keep their order.
-    public struct Response: Sendable, Equatable {
-        public var status: Int
-        public var headers: [(name: String, value: String)]
-        public var body: [UInt8]
-
-        public static func == (lhs: Response, rhs: Response) -> Bool {
-            lhs.status == rhs.status && lhs.body == rhs.body
-                && lhs.headers.map { [$0.name, $0.value] } == rhs.headers.map { [$0.name, $0.value] }
-        }
-
-        /// The header's value (repeated headers joined with ", ", as HTTP allows).
-        public func header(_ name: String) -> String? {
-            let values = headers.filter { $0.name == name.lowercased() }.map(\.value)
-            return values.isEmpty ? nil : values.joined(separator: ", ")
-        }
-    }
-
     /// Why the bytes are not an acceptable response; descriptions carry no header values.
     public enum ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         case headTooLarge(limit: Int)
@@ -79,7 +62,7 @@ public struct HTTPResponseParser: Sendable {
     private var scanned = 0
     private var trailerBytes = 0
     private var status = 0
-    private var headers: [(name: String, value: String)] = []
+    private var headers = HTTPHeaders()
     private var body: [UInt8] = []
 
     /// Longest chunk-size line accepted (size, extensions, CRLF).
@@ -92,7 +75,7 @@ public struct HTTPResponseParser: Sendable {
     }
 
     /// Feeds bytes read from the connection; returns the response once it is complete (later bytes are ignored).
-    public mutating func receive(_ bytes: some Sequence<UInt8>) throws(ParseError) -> Response? {
+    public mutating func receive(_ bytes: some Sequence<UInt8>) throws(ParseError) -> HTTPClientResponse? {
         switch state {
         case .done: return nil
         case .failed(let error): throw error
@@ -109,11 +92,11 @@ public struct HTTPResponseParser: Sendable {
     }
 
     /// The connection ended: the response if it was framed by the end of the connection, else `.truncated`.
-    public mutating func finish() throws(ParseError) -> Response {
+    public mutating func finish() throws(ParseError) -> HTTPClientResponse {
         switch state {
         case .body(.untilClose):
             state = .done
-            return Response(status: status, headers: headers, body: body)
+            return HTTPClientResponse(status: status, headers: headers, body: body)
         case .failed(let error): throw error
         default:
             state = .failed(.truncated)
@@ -121,7 +104,7 @@ public struct HTTPResponseParser: Sendable {
         }
     }
 
-    private mutating func advance() throws(ParseError) -> Response? {
+    private mutating func advance() throws(ParseError) -> HTTPClientResponse? {
         while true {
             switch state {
             case .head:
@@ -173,10 +156,10 @@ public struct HTTPResponseParser: Sendable {
         }
     }
 
-    private mutating func complete() -> Response {
+    private mutating func complete() -> HTTPClientResponse {
         state = .done
         buffer = []
-        return Response(status: status, headers: headers, body: body)
+        return HTTPClientResponse(status: status, headers: headers, body: body)
     }
 
     /// Index of the CRLFCRLF ending the head, or nil while it has not arrived (within the limit).
@@ -215,8 +198,11 @@ public struct HTTPResponseParser: Sendable {
         var lines = Self.split(head)
         guard !lines.isEmpty else { throw .malformedStatusLine }
         let code = try Self.statusCode(lines.removeFirst())
-        var parsed: [(name: String, value: String)] = []
-        for line in lines { parsed.append(try Self.header(line)) }
+        var parsed = HTTPHeaders()
+        for line in lines {
+            let field = try Self.header(line)
+            parsed.add(name: field.name, value: field.value)
+        }
         if (100...199).contains(code) {
             return  // an interim answer (100 Continue…): the real one follows in the same stream
         }
@@ -225,18 +211,18 @@ public struct HTTPResponseParser: Sendable {
         state = .body(try framing(status: code, headers: parsed))
     }
 
-    private func framing(status: Int, headers: [(name: String, value: String)]) throws(ParseError) -> Framing {
+    private func framing(status: Int, headers: HTTPHeaders) throws(ParseError) -> Framing {
         if isHeadRequest || status == 204 || status == 304 { return .length(0) }
-        let codings = headers.filter { $0.name == "transfer-encoding" }
+        let codings = headers.values(for: "Transfer-Encoding")
         if !codings.isEmpty {
             // Only plain chunked: anything else (gzip…) is never asked for, and a length would be a guess.
-            let values = codings.flatMap { $0.value.split(separator: ",") }.map {
+            let values = codings.flatMap { $0.split(separator: ",") }.map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()
             }
             guard values == ["chunked"] else { throw .unsupportedTransferEncoding }
             return .chunked
         }
-        let lengths = headers.filter { $0.name == "content-length" }.flatMap { $0.value.split(separator: ",") }.map {
+        let lengths = headers.values(for: "Content-Length").flatMap { $0.split(separator: ",") }.map {
             $0.trimmingCharacters(in: .whitespaces)
         }
         guard let first = lengths.first else { return .untilClose }
@@ -287,7 +273,7 @@ public struct HTTPResponseParser: Sendable {
         let value = line[(colon + 1)...]
         guard value.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else { throw .malformedHeader }
         let text = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-        return (String(decoding: name, as: UTF8.self).lowercased(), text)
+        return (String(decoding: name, as: UTF8.self), text)
     }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {

@@ -6,7 +6,8 @@ import Synchronization
 /// Watches local addresses: removing an address the media uses is `localAddressRemoved`; if another usable
 /// address is already there (a new one was added before the old one went, as DHCP renumbering and
 /// `ip addr add`/`del` do) or one appears later, that is `localAddressChanged` (ICE restart through the
-/// extension). Either way the REST connections are renewed first (`RenewableHTTPTransport`).
+/// extension). The REST requests that follow need nothing renewed: `TLSHTTPTransport` opens a connection per
+/// request, from whatever address the kernel picks then.
 final class CallNetworkWatcher: Sendable {
     private let monitor: NetworkMonitor?
     /// Set when an address the media used went away, until a new address appears.
@@ -27,7 +28,6 @@ final class CallNetworkWatcher: Sendable {
                         shell.send(.call(.localAddressRemoved))
                         if let other = Self.usableAddress(other: address.ip) {
                             logger.info("local address \(other) is there to move to")
-                            RenewableHTTPTransport.shared.renew()
                             shell.send(.call(.localAddressChanged))
                         } else {
                             lost.value.store(true, ordering: .relaxed)
@@ -36,7 +36,6 @@ final class CallNetworkWatcher: Sendable {
                 case .addressAdded(let address):
                     guard lost.value.exchange(false, ordering: .relaxed) else { return }
                     logger.info("local address \(address.ip) added after a loss")
-                    RenewableHTTPTransport.shared.renew()
                     shell.send(.call(.localAddressChanged))
                 default: break
                 }

@@ -1,7 +1,7 @@
 // One HTTP request and its response over a fresh TCPConnection (TLS over it for https:) on an event loop:
-// connect (each resolved address in turn), handshake and verify, write the request, parse the answer with
-// HTTPResponseParser, all inside one deadline. Nothing here blocks: the loop thread does the work, the
-// caller awaits the outcome.
+// connect (each resolved address in turn), open a CONNECT tunnel if a proxy is in between, handshake and
+// verify, write the request, parse the answer with HTTPResponseParser, all inside one deadline. Nothing here
+// blocks: the loop thread does the work, the caller awaits the outcome.
 import PolyCore
 import PolyNet
 import PolySignaling
@@ -10,12 +10,14 @@ import Synchronization
 /// Lives on the loop thread only (created, driven and finished there); `@unchecked Sendable` because the
 /// connection's and the timer's closures, which run on that thread, hold it.
 final class HTTPExchange: @unchecked Sendable {
-    typealias Outcome = Result<HTTPResponseParser.Response, SignalingError>
+    typealias Outcome = Result<HTTPClientResponse, SignalingError>
 
     struct Target: Sendable {
         let addresses: [TransportAddress]
         /// The TLS context and the name the certificate must carry (nil: plain TCP).
         let tls: (context: TLSClientContext, hostName: String)?
+        /// The CONNECT request to send first when `addresses` are an HTTP proxy's (nil: the server's own).
+        let tunnel: [UInt8]?
     }
 
     private let loop: EventLoop
@@ -26,6 +28,9 @@ final class HTTPExchange: @unchecked Sendable {
     private var tls: TLSClientSession?
     private var connected = false
     private var parser = HTTPResponseParser()
+    /// Reads the proxy's answer to CONNECT until the tunnel is open (nil: no tunnel, or open). Only the head
+    /// matters: a 2xx has no body (RFC 9110 §9.3.6), and a refusal's is never read.
+    private var tunnelAnswer: HTTPResponseParser?
     private var timer: EventLoop.Timer?
     private var completion: (@Sendable (Outcome) -> Void)?
 
@@ -84,7 +89,8 @@ final class HTTPExchange: @unchecked Sendable {
                 continue
             }
         }
-        finish(.failure(.transport("connection failed: \(reason ?? "no usable address")")))
+        let what = target.tunnel == nil ? "connection" : "proxy connection"
+        finish(.failure(.transport("\(what) failed: \(reason ?? "no usable address")")))
     }
 
     private func handle(_ event: TCPConnection.Event) {
@@ -92,19 +98,11 @@ final class HTTPExchange: @unchecked Sendable {
         switch event {
         case .connected:
             connected = true
-            guard let settings = target.tls else { return write(request) }
-            do throws(TLSError) {
-                let session = try TLSClientSession(
-                    context: settings.context, hostName: settings.hostName,
-                    serverName: connection.map { "\($0.remoteAddress)" } ?? settings.hostName)
-                tls = session
-                try session.start()
-                try session.send(request)  // queued until the handshake is done
-                write(session.takeOutgoing())
-            } catch {
-                finish(.failure(Self.transportError(error)))
-            }
+            guard let tunnel = target.tunnel else { return sendRequest() }
+            tunnelAnswer = HTTPResponseParser(isHeadRequest: true)
+            write(tunnel)
         case .received(let bytes):
+            if tunnelAnswer != nil { return receiveTunnelAnswer(bytes) }
             guard let tls else { return parse(bytes) }
             let plaintext: [UInt8]
             do throws(TLSError) {
@@ -120,11 +118,46 @@ final class HTTPExchange: @unchecked Sendable {
         case .closed(let reason):
             connection = nil
             if !connected { return connectNext(after: reason) }
+            if tunnelAnswer != nil {
+                return finish(.failure(.transport("the proxy closed the connection before opening the tunnel")))
+            }
             if let tls, !tls.isEstablished {
                 return finish(
                     .failure(.transport("TLS failure: the server closed the connection during the handshake")))
             }
             endOfStream()
+        }
+    }
+
+    /// Starts TLS (which sends the request once the handshake is done), or writes the request in the clear.
+    private func sendRequest() {
+        guard let settings = target.tls else { return write(request) }
+        do throws(TLSError) {
+            let session = try TLSClientSession(
+                context: settings.context, hostName: settings.hostName,
+                serverName: target.tunnel == nil
+                    ? connection.map { "\($0.remoteAddress)" } ?? settings.hostName : settings.hostName)
+            tls = session
+            try session.start()
+            try session.send(request)  // queued until the handshake is done
+            write(session.takeOutgoing())
+        } catch {
+            finish(.failure(Self.transportError(error)))
+        }
+    }
+
+    /// The proxy's answer to CONNECT: a 2xx opens the tunnel (the server speaks only after the ClientHello, so
+    /// nothing follows the head); anything else fails with its status, which says why (407: credentials…).
+    private func receiveTunnelAnswer(_ bytes: some Sequence<UInt8>) {
+        do throws(HTTPResponseParser.ParseError) {
+            guard let answer = try tunnelAnswer?.receive(bytes) else { return }
+            tunnelAnswer = nil
+            guard answer.isSuccess else {
+                return finish(.failure(.transport("the proxy refused the tunnel (\(answer.status))")))
+            }
+            sendRequest()
+        } catch {
+            finish(.failure(.transport("bad proxy response: \(error)")))
         }
     }
 

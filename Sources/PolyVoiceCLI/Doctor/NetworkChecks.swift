@@ -15,12 +15,10 @@ enum NetworkChecks {
         var checks: [DoctorCheck] = []
         let began = Date()
         let provisioned = blocking { () async -> Result<ProvisionedCall, SignalingError> in
-            // As a call: only TLSHTTPTransport can add the CA file to an https: bridge's verification.
-            let transport: any HTTPTransport =
-                caFile != nil && bridge.scheme?.lowercased() == "https"
-                ? TLSHTTPTransport(trustedCAFile: caFile) : URLSessionTransport()
+            // The transport a call uses (the CA file matters only to an https: bridge).
             let client = BridgeClient(
-                configuration: .init(baseURL: bridge, webCallingToken: token), transport: transport)
+                configuration: .init(baseURL: bridge, webCallingToken: token),
+                transport: TLSHTTPTransport(trustedCAFile: caFile))
             do throws(SignalingError) {
                 let call = try await client.provision()
                 await client.hangUp()

@@ -1,14 +1,12 @@
 // TLSHTTPTransport (its plain http: path, the same exchange and parser as over TLS) against a scripted server:
 // it frames the request itself, reads chunked answers, and a hostile or silent server ends in a bounded,
-// clearly named error, never an unbounded read or a hang.
+// clearly named error, never an unbounded read or a hang. A scripted proxy shows what an https: request asks
+// the `https_proxy` for (CLITests' CallBridgeTLSTests go through a real tunnel).
 import Foundation
 import PolySignaling
-import PolyVoice
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+@testable import PolyVoice
 
 /// One-connection TCP server on 127.0.0.1 (a blocking thread: test setup only): reads the request head, keeps
 /// it, writes `answer`, then keeps the connection open for `hold` seconds before closing it.
@@ -67,13 +65,11 @@ final class ScriptedHTTPServer: @unchecked Sendable {
 
 @Suite("TLSHTTPTransport against scripted servers")
 struct TLSHTTPTransportTests {
-    static func post(port: UInt16, timeout: TimeInterval = 5) -> URLRequest {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/v1/call")!)
-        request.httpMethod = "POST"
-        request.httpBody = Data(#"{"mode":"voice-agent"}"#.utf8)
-        request.timeoutInterval = timeout
-        request.setValue("Bearer not-a-real-token", forHTTPHeaderField: "Authorization")
-        return request
+    static func post(port: UInt16, timeout: Duration = .seconds(5)) -> HTTPClientRequest {
+        HTTPClientRequest(
+            method: "POST", url: URL(string: "http://127.0.0.1:\(port)/api/v1/call")!,
+            headers: ["Authorization": "Bearer not-a-real-token"], body: Array(#"{"mode":"voice-agent"}"#.utf8),
+            timeout: timeout)
     }
 
     /// A port nothing listens on: bound (so it was free), never listened on, closed.
@@ -92,7 +88,7 @@ struct TLSHTTPTransportTests {
         return UInt16(bigEndian: address.sin_port)
     }
 
-    static func failure(_ request: URLRequest) async -> String {
+    static func failure(_ request: HTTPClientRequest) async -> String {
         do {
             _ = try await TLSHTTPTransport(trustedCAFile: nil).perform(request)
             return "no error"
@@ -107,10 +103,10 @@ struct TLSHTTPTransportTests {
                 "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\nRetry-After: 3\r\n\r\n3\r\n{\"a\r\n3\r\n\":1\r\n1\r\n}\r\n0\r\n\r\n"
                     .utf8),
             hold: 2)
-        let (body, response) = try await TLSHTTPTransport(trustedCAFile: nil).perform(Self.post(port: server.port))
-        #expect(response.statusCode == 201)
-        #expect(response.value(forHTTPHeaderField: "Retry-After") == "3")
-        #expect(String(decoding: body, as: UTF8.self) == #"{"a":1}"#)
+        let response = try await TLSHTTPTransport(trustedCAFile: nil).perform(Self.post(port: server.port))
+        #expect(response.status == 201)
+        #expect(response.headers["retry-after"] == "3")
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"a":1}"#)
         let request = server.requestText
         #expect(request.hasPrefix("POST /api/v1/call HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"), "\(request)")
         #expect(request.contains("Content-Length: 22\r\n") && request.contains("Connection: close\r\n"))
@@ -139,9 +135,53 @@ struct TLSHTTPTransportTests {
     @Test func aSilentServerTimesOut() async throws {
         let server = try ScriptedHTTPServer(answer: [], hold: 5)
         let began = Date()
-        let error = await Self.failure(Self.post(port: server.port, timeout: 0.5))
+        let error = await Self.failure(Self.post(port: server.port, timeout: .milliseconds(500)))
         #expect(error == "Bridge unreachable: request timed out")
         #expect(Date().timeIntervalSince(began) < 3)
+    }
+
+    static func failure(_ request: HTTPClientRequest, environment: [String: String]) async -> String {
+        do {
+            _ = try await TLSHTTPTransport(trustedCAFile: nil, loop: .shared, environment: environment).perform(request)
+            return "no error"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func anHTTPSRequestAsksTheProxyForATunnelAndARefusalSaysSo() async throws {
+        let proxy = try ScriptedHTTPServer(
+            answer: Array("HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 4\r\n\r\nnope".utf8), hold: 2)
+        var request = Self.post(port: 1)
+        request.url = URL(string: "https://bridge.test:8443/api/v1/call")!
+        let error = await Self.failure(
+            request, environment: ["https_proxy": "http://user:pass@127.0.0.1:\(proxy.port)"])
+        #expect(error == "Bridge unreachable: the proxy refused the tunnel (407)")
+        // Only the tunnel's request reached the proxy (bridge.test was never looked up): not the token.
+        #expect(
+            proxy.requestText
+                == "CONNECT bridge.test:8443 HTTP/1.1\r\nHost: bridge.test:8443\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\n\r\n",
+            "\(proxy.requestText)")
+    }
+
+    @Test func aProxyThatClosesOrCannotBeReachedIsNamedInTheError() async throws {
+        var request = Self.post(port: 1)
+        request.url = URL(string: "https://127.0.0.1:8443/api/v1/call")!
+        let closing = try ScriptedHTTPServer(answer: [])
+        #expect(
+            await Self.failure(request, environment: ["HTTPS_PROXY": "127.0.0.1:\(closing.port)"])
+                == "Bridge unreachable: the proxy closed the connection before opening the tunnel")
+        let unreachable = await Self.failure(
+            request, environment: ["https_proxy": "http://127.0.0.1:\(Self.closedPort())"])
+        #expect(unreachable.hasPrefix("Bridge unreachable: proxy connection failed: "), "\(unreachable)")
+    }
+
+    @Test func plainHTTPRequestsIgnoreTheHTTPSProxy() async throws {
+        let server = try ScriptedHTTPServer(answer: Array("HTTP/1.1 204 No Content\r\n\r\n".utf8))
+        let response = try await TLSHTTPTransport(
+            trustedCAFile: nil, loop: .shared, environment: ["https_proxy": "http://127.0.0.1:\(Self.closedPort())"]
+        ).perform(Self.post(port: server.port))
+        #expect(response.status == 204)
     }
 
     @Test func aClosedPortIsAConnectionFailureAndNoTokenIsShown() async throws {
