@@ -290,6 +290,15 @@ def bridge_steps(result, logs):
     return steps
 
 
+def save_figure(fig, out, name, dpi):
+    """Lays out, writes out/name and closes the figure; returns its path."""
+    fig.tight_layout()
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
 def plot_callbench(result, out):
     series = [
         ("setup, ours", result.get("own_setup_ms")),
@@ -309,11 +318,7 @@ def plot_callbench(result, out):
     ax.axhline(90, color="gray", linestyle="--", linewidth=1)
     ax.set_ylabel("ms (box: median, quartiles; whiskers p10–p90)")
     ax.set_title("CallBench on 127.0.0.1: targets setup ≤ 100 ms (:), round trip ≤ 90 ms (--)")
-    fig.tight_layout()
-    path = os.path.join(out, "callbench_distributions.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, out, "callbench_distributions.png", dpi=110)
 
 
 def plot_jitter(scores, out):
@@ -337,11 +342,7 @@ def plot_jitter(scores, out):
     for index in range(len(profiles), rows * columns):
         axes[index // columns][index % columns].axis("off")
     fig.suptitle("Jitter buffers: delay vs quality per network profile (up and left is better)")
-    fig.tight_layout()
-    path = os.path.join(out, "jitter_delay_vs_quality.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, out, "jitter_delay_vs_quality.png", dpi=110)
 
 
 def plot_bridge(steps, out):
@@ -353,11 +354,7 @@ def plot_bridge(steps, out):
     ax.set_ylabel("bridge CPU, ms per call-second")
     ax.set_title("Reference bridge CPU per call vs calls")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path = os.path.join(out, "bridge_cpu_vs_calls.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, out, "bridge_cpu_vs_calls.png", dpi=110)
 
 
 def plot_soak(result, out, name):
@@ -394,11 +391,7 @@ def plot_soak(result, out, name):
     ax.grid(alpha=0.3)
     ax.legend()
     fig.suptitle(f"{name}: time series (dotted: end of warm-up)")
-    fig.tight_layout()
-    path = os.path.join(out, f"{name.lower()}_timeseries.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_figure(fig, out, f"{name.lower()}_timeseries.png", dpi=100)
 
 
 def plot_client_call(result, out):
@@ -426,11 +419,7 @@ def plot_client_call(result, out):
     ax.set_xlabel("minutes")
     ax.grid(alpha=0.3)
     fig.suptitle("ClientCall: one long polyvoice call through the echo agent")
-    fig.tight_layout()
-    path = os.path.join(out, "clientcall_timeseries.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_figure(fig, out, "clientcall_timeseries.png", dpi=100)
 
 
 def main():
