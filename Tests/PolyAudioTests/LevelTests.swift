@@ -45,6 +45,21 @@ import Testing
         #expect(vad.noiseFloorDBFS < -60)
     }
 
+    @Test func vadHearsSpeechFromTheFirstFrame() {
+        var vad = VoiceActivityDetector(configuration: .init(hangoverFrames: 0))
+        let tone = TestSignals.sine(frequency: 300, sampleRate: 48000, seconds: 0.02, amplitude: 0.2)
+        var decisions: [Bool] = []
+        for _ in 0..<50 { decisions.append(vad.process(tone)) }
+        #expect(decisions.first == true && decisions.allSatisfy { $0 }, "a talker from the first frame is speech")
+        // A background quieter than the threshold is still taken as the floor from the first frame.
+        var quiet = VoiceActivityDetector(configuration: .init(hangoverFrames: 0))
+        let hiss = TestSignals.sine(frequency: 3000, sampleRate: 48000, seconds: 0.02, amplitude: 0.001)
+        let hissIsSpeech = quiet.process(hiss)
+        #expect(!hissIsSpeech)
+        let hissLevel = hiss.withUnsafeBufferPointer { LevelMeter.measure($0).rmsDBFS }
+        #expect(abs(quiet.noiseFloorDBFS - hissLevel) < 0.01)
+    }
+
     @Test func vadAdaptsToSteadyLoudNoise() {
         var vad = VoiceActivityDetector(configuration: .init(hangoverFrames: 0))
         let hum = TestSignals.sine(frequency: 100, sampleRate: 48000, seconds: 0.02, amplitude: 0.05)

@@ -61,6 +61,16 @@ import Testing
         #expect(run.samples.firstIndex(of: 1111) == 50 * Self.frame)
     }
 
+    /// The agent's first frame may already be the caller's voice (its audio starts with the first packet):
+    /// that turn is heard and answered like any other.
+    @Test func aCallerTalkingFromTheFirstFrameIsAnswered() {
+        let agent = Self.agent(.immediate)
+        let run = Self.run(agent, [(true, 25), (false, 30)])
+        #expect(run.samples.firstIndex(of: 1111) == 40 * Self.frame)
+        #expect(agent.turns.map(\.speaker) == ["caller", "agent"])
+        #expect(agent.turns[0].start == 0 && agent.turns[0].end == 0.5)
+    }
+
     @Test func callerResumingBeforeTheReplyPostponesIt() {
         let agent = Self.agent(ScriptTiming(replyLatency: .seconds(1)))
         // Speech ends at 0.7 s; the caller talks again at frame 60 (1.2 s), before the reply is due at 1.7 s.

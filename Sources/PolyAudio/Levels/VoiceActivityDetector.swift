@@ -4,7 +4,9 @@
 ///
 /// A frame is active when its RMS exceeds both an absolute threshold and the tracked noise floor by
 /// a margin; activity then lasts `hangoverFrames` more frames, so pauses inside speech do not cut.
-/// The floor starts at the first frame's level: start feeding before the talker does.
+/// Before the first frame the background is taken to be quiet (the floor starts at the absolute threshold, or
+/// the first frame's level if lower), so a talker heard from the very first frame is speech; a loud background
+/// there reads as speech until the floor has climbed to it, as when a hum switches on later.
 public struct VoiceActivityDetector: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Frames quieter than this are never speech.
@@ -28,7 +30,7 @@ public struct VoiceActivityDetector: Sendable {
     }
 
     public let configuration: Configuration
-    /// The current estimate of the background level (starts at the first frame's level).
+    /// The current estimate of the background level.
     public var noiseFloorDBFS: Double { floor ?? AudioLevel.floorDBFS }
     private var floor: Double?
     /// The decision for the last frame.
@@ -53,7 +55,7 @@ public struct VoiceActivityDetector: Sendable {
     @discardableResult
     public mutating func process(level: AudioLevel) -> Bool {
         let energy = level.rmsDBFS
-        let current = floor ?? energy
+        let current = floor ?? min(energy, configuration.thresholdDBFS)
         let loud = energy > configuration.thresholdDBFS && energy > current + configuration.marginDB
         // Track the floor: down at once, up slowly (so speech does not drag it up quickly).
         floor = energy < current ? energy : min(energy, current + configuration.floorRiseDBPerFrame)
