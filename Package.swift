@@ -56,6 +56,7 @@ let package = Package(
             name: "PolyVoiceBridge",
             dependencies: [
                 "PolyCore", "PolyAudio", "PolyMedia", "PolyNet", "PolySession", "PolySignaling", "CWebSockets",
+                "CLinux",
             ]),
         // Conversation tests of a voice agent (`polyvoice test`): scenarios, speech, runner, measurements, reports.
         .target(

@@ -1,6 +1,7 @@
 #ifndef POLYVOICE_CLINUX_SHIM_H
 #define POLYVOICE_CLINUX_SHIM_H
-/* Linux system headers Glibc's Swift module leaves out: epoll, eventfd, timerfd, netlink, getifaddrs. */
+/* Linux system headers Glibc's Swift module leaves out: epoll, eventfd, timerfd, netlink, getifaddrs,
+   malloc_trim. */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -11,6 +12,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/if_addr.h>
 #include <sched.h>
+#include <malloc.h>
 
 /* Netlink constants defined through macros Swift cannot import. */
 static inline unsigned int pv_rtmgrp_link(void) { return RTMGRP_LINK; }

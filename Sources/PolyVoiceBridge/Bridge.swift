@@ -6,7 +6,8 @@ import PolySignaling
 import Synchronization
 
 /// A local voice bridge speaking PROTOCOL.md (plus the `iceRestartUrl` and `resumeGraceSeconds`
-/// extensions) on one HTTP/WebSocket server. Calls are reaped by a timer that drives `CallReaper`.
+/// extensions) on one HTTP/WebSocket server. Calls are reaped by a timer that drives `CallReaper` (and, after
+/// calls end, `HeapTrimmer`).
 public final class Bridge: Sendable {
     public let configuration: BridgeConfiguration
     private struct Running: @unchecked Sendable {
@@ -62,7 +63,12 @@ public final class Bridge: Sendable {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "polyvoice-bridge-reaper"))
         let interval = DispatchTimeInterval.nanoseconds(Int(configuration.reapInterval.inSeconds * 1e9))
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { core.reap(at: .now()) }
+        let trimmer = configuration.heapTrimInterval.map { HeapTrimmer(interval: $0, log: configuration.log) }
+        timer.setEventHandler {
+            let now = Instant.now()
+            core.reap(at: now)
+            trimmer?.tick(endedCalls: core.endedCalls, at: now)
+        }
         let installed = running.withLock { running -> Bool in
             guard running == nil else { return false }
             running = Running(server: server, core: core, timer: timer, mediaPort: mediaPort)

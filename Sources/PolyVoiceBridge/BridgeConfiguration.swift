@@ -59,6 +59,9 @@ public struct BridgeConfiguration: Sendable {
     public var eventsMaxQueuedFrames: Int = 256
     /// The echo agent's media profile (`--agent-profile`): faithful echo by default.
     public var agentProfile: EchoProfile = .faithful
+    /// How often at most the bridge returns freed heap to the system after calls end (`HeapTrimSchedule`);
+    /// nil never does.
+    public var heapTrimInterval: Duration? = .seconds(30)
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, tokens: [String] = [], allowAnyToken: Bool = false,

@@ -263,4 +263,7 @@ final class BridgeCore: Sendable {
     }
 
     var activeCalls: Int { state.withLock { $0.calls.count } }
+
+    /// Calls ended since the bridge started (hung up, reaped or shut down).
+    var endedCalls: UInt64 { state.withLock { $0.metrics.endedCalls } }
 }

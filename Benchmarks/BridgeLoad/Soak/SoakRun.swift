@@ -122,6 +122,14 @@ struct SoakRun {
         summary.bridgeAfter = ProcessResources.read(pid: bridge.pid)
         summary.bridgeCallsLeft = try await BridgeCounters.fetch(port: bridge.port).activeCalls
         summary.bridgeCallsEnded = try await BridgeCounters.fetch(port: bridge.port).callsEnded
+        // The bridge trims its heap 5 s after calls end, at most every 30 s (HeapTrimSchedule): its RSS once that
+        // has happened.
+        try await Task.sleep(for: .seconds(37))
+        summary.bridgeRssSettledMb = ProcessResources.read(pid: bridge.pid).residentBytes / 1_048_576
+        print(
+            "bridge RSS after every call hung up: \(fmt(summary.bridgeAfter.residentBytes / 1_048_576, 1)) MB at 3 s, "
+                + "\(fmt(summary.bridgeRssSettledMb, 1)) MB at 40 s (idle \(fmt(summary.bridgeIdle.residentBytes / 1_048_576, 1)) MB)"
+        )
         summary.finish()
         return summary
     }

@@ -47,6 +47,8 @@ struct SoakSummary: ResultJSON {
 
     // After every call hung up.
     var bridgeAfter = ProcessResources()
+    /// 40 s after the last hang-up: after the bridge's heap trim.
+    var bridgeRssSettledMb = 0.0
     var bridgeCallsLeft = 0.0
     var bridgeCallsEnded: [String: Double] = [:]
     var loadAverageStart = loadAverage()

@@ -13,22 +13,21 @@ extension MediaEndpoint {
         let input = isMuted ? UnsafeBufferPointer(silence) : frame
         // A DTMF event replaces the frame's packet; an in-band digit comes back mixed into a copy.
         guard let pcm = applyDTMF(to: input, at: now) else { return }
-        let encoder = frameEncoder()
-        if sendSilenceIfPossible(pcm, encoder: encoder, at: now) { return }
+        selectCodingMode()
+        if sendSilenceIfPossible(pcm, at: now) { return }
         guard let encoded = try? encoder.encode(pcm, into: encodeBuffer), encoded > 0 else { return }
         sendPayload(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: encodeBuffer[0..<encoded])), at: now)
     }
 
-    /// The encoder of this frame: `cleanPathEncoder` once the far end reports no loss, else the main one.
-    /// An encoder taking over starts from a reset state: its memory is of audio from before the switch.
-    private func frameEncoder() -> OpusEncoder {
-        guard let clean = cleanPathEncoder else { return encoder }
+    /// The clean-path mode once the far end reports no loss, else the main one. The encoder is initialised
+    /// afresh in the new mode, as a new encoder would start (its memory is of the other mode's coding).
+    private func selectCodingMode() {
+        guard let clean = coding.cleanPath else { return }
         let cleanPath = lossHint.hasReport && lossHint.percent == 0
-        if cleanPath != codingCleanPath {
-            codingCleanPath = cleanPath
-            (cleanPath ? clean : encoder).reset()
-        }
-        return cleanPath ? clean : encoder
+        guard cleanPath != codingCleanPath else { return }
+        codingCleanPath = cleanPath
+        // Both settings were validated at set-up and the policy only sets valid values.
+        try? encoder.reconfigure(cleanPath ? clean : coding.main)
     }
 
     /// Sends one frame that is already an Opus payload of the configured codec settings (a file encoded

@@ -1,5 +1,5 @@
-// Applies `SenderCodecPolicy` to the encoders: on the far end's description (its Opus fmtp) and on each change
-// of the RTCP-driven loss hint.
+// Applies `SenderCodecPolicy` to the encoder's two modes: on the far end's description (its Opus fmtp) and on
+// each change of the RTCP-driven loss hint.
 import PolyAudio
 import PolyNet
 
@@ -19,36 +19,45 @@ extension MediaEndpoint {
         applySenderPolicy()
     }
 
-    /// Brings both encoders to what the policy says now (libopus takes each from the next frame on).
+    /// Brings both modes' settings to what the policy says now, and the encoder to its mode's (libopus takes
+    /// each change from the next frame on, without a reset).
     func applySenderPolicy() {
         let policy = senderPolicy
         let fec = policy.forwardErrorCorrection
-        if encoder.settings.inbandFEC != fec { encoder.setInbandFEC(fec) }
         let hint = fec ? lossHint.percent : 0
-        if encoder.settings.packetLossPercent != hint { try? encoder.setPacketLossPercent(hint) }
-        let bitrate = policy.bitrate(lossPercent: hint)
-        if encoder.settings.bitrate != bitrate { try? encoder.setBitrate(bitrate) }
-        if encoder.settings.maxBandwidth != policy.maxBandwidth { encoder.setMaxBandwidth(policy.maxBandwidth) }
-        if encoder.settings.dtx != policy.dtx { encoder.setDTX(policy.dtx) }
+        coding.main.inbandFEC = fec
+        coding.main.packetLossPercent = hint
+        coding.main.bitrate = policy.bitrate(lossPercent: hint)
+        coding.main.maxBandwidth = policy.maxBandwidth
+        coding.main.dtx = policy.dtx
+        if var clean = coding.cleanPath {
+            clean.bitrate = policy.capped(configuration.cleanPathCoding?.bitrate ?? policy.bitrate(lossPercent: 0))
+            clean.dtx = policy.dtx
+            coding.cleanPath = clean
+        }
+        let target = codingCleanPath ? coding.cleanPath ?? coding.main : coding.main
+        let current = encoder.settings
+        if current.inbandFEC != target.inbandFEC { encoder.setInbandFEC(target.inbandFEC) }
+        if current.packetLossPercent != target.packetLossPercent {
+            try? encoder.setPacketLossPercent(target.packetLossPercent)
+        }
+        if current.bitrate != target.bitrate { try? encoder.setBitrate(target.bitrate) }
+        if current.maxBandwidth != target.maxBandwidth { encoder.setMaxBandwidth(target.maxBandwidth) }
+        if current.dtx != target.dtx { encoder.setDTX(target.dtx) }
         if encoder.forcesMono != policy.forceMono { encoder.setForceMono(policy.forceMono) }
-        guard let clean = cleanPathEncoder else { return }
-        let cleanBitrate = policy.capped(configuration.cleanPathCoding?.bitrate ?? policy.bitrate(lossPercent: 0))
-        if clean.settings.bitrate != cleanBitrate { try? clean.setBitrate(cleanBitrate) }
-        if clean.settings.dtx != policy.dtx { clean.setDTX(policy.dtx) }
-        if clean.forcesMono != policy.forceMono { clean.setForceMono(policy.forceMono) }
     }
 
     /// The bitrate the main encoder targets now (bit/s).
-    public var encoderBitrate: Int { encoder.settings.bitrate }
+    public var encoderBitrate: Int { coding.main.bitrate }
 
     /// The widest band the main encoder codes now (nil: fullband as the bitrate allows).
-    public var encoderMaxBandwidth: OpusBandwidth? { encoder.settings.maxBandwidth }
+    public var encoderMaxBandwidth: OpusBandwidth? { coding.main.maxBandwidth }
 
     /// Whether the main encoder spends bits on in-band FEC now (the far end may have said `useinbandfec=0`).
-    public var encoderUsesFEC: Bool { encoder.settings.inbandFEC }
+    public var encoderUsesFEC: Bool { coding.main.inbandFEC }
 
     /// Whether frames are coded with DTX now (ours or the far end's `usedtx=1`).
-    public var encoderUsesDTX: Bool { encoder.settings.dtx }
+    public var encoderUsesDTX: Bool { coding.main.dtx }
 
     /// Whether a stereo encoder was told to code mono (the far end's `stereo=0`).
     public var encoderForcesMono: Bool { encoder.forcesMono }

@@ -6,10 +6,10 @@
 import PolyAudio
 import PolyCore
 
-/// The silence packet of each encoder, coded at set-up, and the current run of silent frames.
+/// The silence packet of each coding mode, coded at set-up, and the current run of silent frames.
 struct SilencePackets {
     private(set) var main: [UInt8] = []
-    private(set) var clean: [UInt8] = []
+    private(set) var cleanPath: [UInt8] = []
     /// Silent frames in a row just sent (coded or not).
     var run = 0
 
@@ -18,15 +18,17 @@ struct SilencePackets {
 
     init() {}
 
-    /// Codes one frame of zeros with each encoder and resets it (the packets start from a reset state).
-    init(encoder: OpusEncoder, cleanPathEncoder: OpusEncoder?, frameSamples: Int) {
+    /// Codes one frame of zeros in each mode from a fresh state, and leaves `encoder` fresh in the main mode.
+    init(encoder: OpusEncoder, coding: (main: OpusEncoderSettings, cleanPath: OpusEncoderSettings?), frameSamples: Int)
+    {
         let zeros = [Int16](repeating: 0, count: frameSamples)
-        main = (try? encoder.encode(zeros)) ?? []
-        encoder.reset()
-        if let cleanPathEncoder {
-            clean = (try? cleanPathEncoder.encode(zeros)) ?? []
-            cleanPathEncoder.reset()
+        if let clean = coding.cleanPath, (try? encoder.reconfigure(clean)) != nil {
+            cleanPath = (try? encoder.encode(zeros)) ?? []
         }
+        if (try? encoder.reconfigure(coding.main)) != nil {
+            main = (try? encoder.encode(zeros)) ?? []
+        }
+        encoder.reset()
     }
 
     /// Whether every sample is zero.
@@ -40,17 +42,15 @@ struct SilencePackets {
 extension MediaEndpoint {
     /// Sends the stored silence packet for `pcm` when it is the third or later silent frame in a row (and
     /// DTX is off: with DTX the encoder itself stops sending); true if it did. A frame with sound after a
-    /// skipped run resets the encoder that will code it.
-    func sendSilenceIfPossible(_ pcm: UnsafeBufferPointer<Int16>, encoder current: OpusEncoder, at now: Instant)
-        -> Bool
-    {
+    /// skipped run resets the encoder.
+    func sendSilenceIfPossible(_ pcm: UnsafeBufferPointer<Int16>, at now: Instant) -> Bool {
         guard !encoder.settings.dtx, SilencePackets.isSilent(pcm) else {
-            if silencePackets.run > SilencePackets.codedFrames { current.reset() }
+            if silencePackets.run > SilencePackets.codedFrames { encoder.reset() }
             silencePackets.run = 0
             return false
         }
         silencePackets.run += 1
-        let packet = current === cleanPathEncoder ? silencePackets.clean : silencePackets.main
+        let packet = codingCleanPath ? silencePackets.cleanPath : silencePackets.main
         guard silencePackets.run > SilencePackets.codedFrames, !packet.isEmpty else { return false }
         packet.withUnsafeBytes { sendPayload($0, at: now) }
         return true

@@ -21,10 +21,12 @@ public final class MediaEndpoint {
     var ice: ICEAgent
     var dtls: DTLSEndpoint? { didSet { dtlsDeadline = dtls?.nextDeadline() } }
     var srtp: SRTPSession?
+    /// The call's one Opus encoder, reconfigured when the coding mode changes (`selectCodingMode`).
     let encoder: OpusEncoder
-    /// `configuration.cleanPathCoding`'s encoder, used while the far end reports no loss.
-    let cleanPathEncoder: OpusEncoder?
-    /// Whether the last frame was coded by `cleanPathEncoder`.
+    /// Each mode's settings: the main one (SILK with FEC for a lossy path) and `configuration.cleanPathCoding`'s,
+    /// used while the far end reports no loss. The sender policy keeps both current.
+    var coding: (main: OpusEncoderSettings, cleanPath: OpusEncoderSettings?)
+    /// Whether the encoder is in the clean-path mode now.
     var codingCleanPath = false
     var jitter: JitterBuffer<OpusDecoder>
     var outgoing: RTPOutgoingStream
@@ -135,7 +137,7 @@ public final class MediaEndpoint {
                 packetLossPercent: initialLoss,
                 dtx: codec.discontinuousTransmission)
             encoder = try OpusEncoder(settings)
-            cleanPathEncoder = try configuration.cleanPathCoding.map { clean throws(OpusError) in
+            let cleanPath = configuration.cleanPathCoding.map { clean in
                 var cleanSettings = settings
                 cleanSettings.application = clean.application
                 cleanSettings.complexity = clean.complexity
@@ -143,8 +145,10 @@ public final class MediaEndpoint {
                 cleanSettings.inbandFEC = false
                 cleanSettings.packetLossPercent = 0
                 cleanSettings.bitrate = policy.capped(clean.bitrate ?? policy.bitrate(lossPercent: 0))
-                return try OpusEncoder(cleanSettings)
+                return cleanSettings
             }
+            if let cleanPath { try cleanPath.validate() }
+            coding = (settings, cleanPath)
             var jitterConfiguration = configuration.jitterBuffer
             jitterConfiguration.sampleRate = configuration.playoutSampleRate
             jitterConfiguration.rtpClockRate = Int(OpusRTPPayload.clockRate)
@@ -181,8 +185,7 @@ public final class MediaEndpoint {
             slot.reserveCapacity(1600)
             return slot
         }
-        silencePackets = SilencePackets(
-            encoder: encoder, cleanPathEncoder: cleanPathEncoder, frameSamples: frameSamples)
+        silencePackets = SilencePackets(encoder: encoder, coding: coding, frameSamples: frameSamples)
     }
 
     deinit {
@@ -416,7 +419,7 @@ public final class MediaEndpoint {
 
     /// The loss percentage the encoder currently plans FEC for: `CodecSettings.expectedLossPercent` until the
     /// far end's first receiver report, then the reported loss (smoothed, capped). 0 with FEC off.
-    public var encoderLossPercent: Int { encoder.settings.packetLossPercent }
+    public var encoderLossPercent: Int { coding.main.packetLossPercent }
 
     /// Whether frames are coded in `configuration.cleanPathCoding`'s mode now (the far end reports no loss).
     public var isCodingCleanPath: Bool { codingCleanPath }

@@ -11,9 +11,12 @@ struct BridgeMetricsState: Sendable {
     // HTTP / events-socket abuse (issue 19): refusals by reason (the error code), from the routes, the
     // HTTP server itself (oversized, late or unframed bodies, WebSocket slow readers) and the events socket.
     var rejectedByReason: [String: UInt64] = [:]
+    /// Calls ended so far, whatever the outcome.
+    private(set) var endedCalls: UInt64 = 0
 
     mutating func callEnded(_ reason: CallEndReason, media: BridgeMediaStats?) {
         callsTotal[reason, default: 0] += 1
+        endedCalls += 1
         guard let media else { return }
         endedMedia.packetsReceived += media.packetsReceived
         endedMedia.packetsSent += media.packetsSent
