@@ -82,6 +82,59 @@ import Testing
         #expect(run.operations[expand...].contains(.merge))
     }
 
+    /// Where packet `index`'s decoded samples appear whole and unchanged in `output` at or after `from` (nil:
+    /// nowhere). A tone repeats, so the search starts near where the packet should play.
+    func verbatimStart(ofPacket index: Int, in output: [Int16], from: Int = 0, frequency: Double) -> Int? {
+        let n = FakeDecoder.packetSamples
+        var decoder = FakeDecoder()
+        decoder.frequency = frequency
+        let packet = (0..<n).map { decoder.tone(index * n + $0) }
+        guard output.count - n >= from else { return nil }
+        return (from...(output.count - n)).first { start in
+            output[start] == packet[0] && output[start..<(start + n)].elementsEqual(packet)
+        }
+    }
+
+    @Test func theDecodersOwnConcealmentJoinsTheNextPacketWithoutAFade() {
+        let frequency = 190.0
+        let packets = (0..<100).map { k in
+            TracePacket(
+                index: k, arrivalMs: k == 50 ? nil : Double(k) * 20 + 30,
+                payload: FakeDecoder.payload(index: k, fec: false))
+        }
+        let run = runTrace(packets, durationMs: 2000, frequency: frequency)
+        #expect(run.statistics.concealmentEvents == 1)
+        #expect(run.statistics.silentConcealedSamples == 0)
+        // libopus fades its PLC into the next frame itself: the packet after the loss plays as decoded, one
+        // concealed packet after the one before the loss.
+        let before = verbatimStart(ofPacket: 49, in: run.output, from: 48 * 960, frequency: frequency)
+        #expect(before != nil)
+        let after = before.flatMap { verbatimStart(ofPacket: 51, in: run.output, from: $0, frequency: frequency) }
+        #expect(after.map { $0 - before! == 2 * FakeDecoder.packetSamples } == true)
+    }
+
+    @Test func audioAfterSilentConcealmentIsStillFadedIn() {
+        let frequency = 190.0
+        let packets = (0..<300).map { k in
+            TracePacket(index: k, arrivalMs: (100..<200).contains(k) ? nil : Double(k) * 20 + 30)
+        }
+        let run = runTrace(packets, durationMs: 6000, frequency: frequency)
+        #expect(run.statistics.silentConcealedSamples > 0)
+        // The decoder's state is of audio from before the silence: the first packet back is cross-faded from the
+        // last audio played, the next is not.
+        let resumed = 200 * 960  // the audio before the outage (packet 99) plays until about 100 * 960
+        let next = verbatimStart(ofPacket: 201, in: run.output, from: resumed, frequency: frequency)
+        #expect(next != nil)
+        guard let next else { return }
+        let n = FakeDecoder.packetSamples
+        var decoder = FakeDecoder()
+        decoder.frequency = frequency
+        let played = Array(run.output[(next - n)..<next])
+        let decoded = (0..<n).map { decoder.tone(200 * n + $0) }
+        #expect(played[480...] == decoded[480...])  // packet 200 plays before 201…
+        #expect(played[..<240] != decoded[..<240])  // …cross-faded in over its first 5 ms
+    }
+
     @Test func reorderedPacketsAreAllPlayed() {
         var packets = (0..<200).map { TracePacket(index: $0, arrivalMs: Double($0) * 20 + 30) }
         for k in stride(from: 10, to: 190, by: 10) {  // packet k arrives 15 ms after k+1

@@ -46,6 +46,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var packetSamples: Int
     private var lastWasDTX = false
     private var concealing = false
+    /// Whether the audio decoded after this concealment must be cross-faded in (`emitDecoded`): not when only the
+    /// decoder's own PLC or FEC filled the gap and decoding resumes at the packet's start, since libopus joins its
+    /// concealment to the next frame itself (a second, synthetic fade only blurred the join); yes after silence, a
+    /// flush or step-back, or a packet whose start was skipped, where the decoder's output jumps.
+    private var joinNeedsFade = false
     private var concealRun = 0
     private var concealSound = 0
     private var stalled = 0
@@ -300,6 +305,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         if waitedForLate > 0, max(burstSamples, lastBurstSamples) >= packetSamples { raiseHeadroom(waitedForLate) }
         waitedForLate = 0
         dryRange = nil
+        if skip > 0 { joinNeedsFade = true }
         return emitDecoded(range: skip..<decoded, arrival: stored.arrival)
     }
 
@@ -327,7 +333,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let queuedBefore = queue.count
         let block = decodeScratch.slice(range)
         if concealing {
-            TimeStretcher.merge(history: UnsafeBufferPointer(history.samples), into: block, fade: 240)
+            if joinNeedsFade {
+                TimeStretcher.merge(history: UnsafeBufferPointer(history.samples), into: block, fade: 240)
+            }
             endConcealment()
             filteredLevel = Double(playoutDelaySamples)  // concealing moved the delay at once, not slowly
             operation = .merge
@@ -414,6 +422,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         guard raised, latenessSamples <= limits.outageSamples else { return false }
         playPosition = timestamp
         stalled = 0
+        joinNeedsFade = true
         statistics.lateRewinds += 1
         return true
     }
@@ -453,6 +462,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private mutating func beginConcealment() {
         guard !concealing else { return }
         concealing = true
+        joinNeedsFade = false
         concealRun = 0
         concealSound = 0
         statistics.concealmentEvents += 1
@@ -462,12 +472,16 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         beginConcealment()
         concealRun += n
         statistics.concealedSamples += UInt64(n)
-        if silent { statistics.silentConcealedSamples += UInt64(n) }
+        if silent {
+            statistics.silentConcealedSamples += UInt64(n)
+            joinNeedsFade = true
+        }
     }
 
     private mutating func endConcealment() {
         guard concealing else { return }
         concealing = false
+        joinNeedsFade = false
         if concealRun >= limits.samples(milliseconds: 150) {
             statistics.interruptionCount += 1
             statistics.totalInterruptionDuration += Double(concealRun) / Double(configuration.sampleRate)
@@ -503,6 +517,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         if mode == .playing, let first = store.first {
             playPosition = first.timestamp
             concealing = true  // cross-fade into the jump like a merge, without counting it as concealment
+            joinNeedsFade = true
         }
     }
 
