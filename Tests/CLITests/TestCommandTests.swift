@@ -22,6 +22,18 @@ struct TestCommandTests {
     }
 
     /// A folder with prompts 1…3.wav (tones), a 16 kHz caller WAV and `scenario.json`.
+    /// `polyvoice test …`, run once more if the tool reported its own timing invalid (its audio clock fell behind
+    /// real time on a loaded machine: exit 6 with a "measurement:" failure). The rerun's measurements are then
+    /// checked like the first's. Only for tests that read nothing but the report (a rerun is a second call).
+    static func runTestCommand(_ arguments: [String], environment: [String: String]) async throws -> ProcessResult {
+        let first = try await runPolyvoice(arguments, environment: environment)
+        guard first.status == 6, first.stdout.contains("measurement: the audio clock fell behind real time") else {
+            return first
+        }
+        print("polyvoice test: the caller's clock lagged (CPU), running it again:\n\(first.stdout)")
+        return try await runPolyvoice(arguments, environment: environment)
+    }
+
     static func fixture(expect: String) throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pv-test-\(UUID().uuidString)")
         let prompts = folder.appendingPathComponent("prompts")
@@ -234,7 +246,7 @@ struct TestCommandTests {
             extraArguments: ["--reply-latency", "\(Int(Self.replyLatencyMs))"])
         defer { bridge.stop() }
         let report = folder.appendingPathComponent("report")
-        let result = try await runPolyvoice(
+        let result = try await Self.runTestCommand(
             ["test", file.path, "--environment", "local:\(bridge.port)", "--report", report.path],
             environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
@@ -263,7 +275,7 @@ struct TestCommandTests {
         let bridge = try BridgeProcess(agent: "echo")
         defer { bridge.stop() }
         let report = folder.appendingPathComponent("report")
-        let result = try await runPolyvoice(
+        let result = try await Self.runTestCommand(
             ["test", scenario.path, "--environment", "local:\(bridge.port)", "--report", report.path],
             environment: ["POLYVOICE_WEBRTC_TOKEN": BridgeProcess.token])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
