@@ -12,11 +12,10 @@ struct BridgeMetricsState: Sendable {
     // HTTP server itself (oversized, late or unframed bodies, WebSocket slow readers) and the events socket.
     var rejectedByReason: [String: UInt64] = [:]
     /// Calls ended so far, whatever the outcome.
-    private(set) var endedCalls: UInt64 = 0
+    var endedCalls: UInt64 { callsTotal.values.reduce(0, +) }
 
     mutating func callEnded(_ reason: CallEndReason, media: BridgeMediaStats?) {
         callsTotal[reason, default: 0] += 1
-        endedCalls += 1
         guard let media else { return }
         endedMedia.packetsReceived += media.packetsReceived
         endedMedia.packetsSent += media.packetsSent
