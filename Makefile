@@ -8,8 +8,11 @@ setup:
 build: setup
 	@bash scripts/build.sh
 
+# The libraries and the CLI import FoundationEssentials, never all of Foundation (docs/MEMORY.md: 4.7 MB a call).
 lint:
 	swift format lint --strict --recursive --configuration .swift-format Package.swift Sources Tests Benchmarks Samples
+	@! grep -rlE --include='*.swift' '^import (Foundation|FoundationNetworking)$$' Sources \
+	  || { echo "lint: the files above import Foundation; Sources use FoundationEssentials (docs/MEMORY.md)"; exit 1; }
 
 format:
 	swift format format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Benchmarks Samples

@@ -41,7 +41,7 @@ let package = Package(
         .target(
             name: "CAudioProcessing", dependencies: ["CWebRTCAudioProcessing"],
             cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
-        .target(name: "PolyCore"),
+        .target(name: "PolyCore", dependencies: ["CLinux"]),
         .target(name: "PolyAudio", dependencies: ["PolyCore", "COpus", "CSpeexDSP", "CPortAudio", "CAudioProcessing"]),
         .target(name: "PolyMedia", dependencies: ["PolyCore", "PolyAudio", "CSRTP", "CNSS"]),
         .target(name: "PolyNet", dependencies: ["PolyCore", "COpenSSL", "CLinux"]),

@@ -1,7 +1,8 @@
 #ifndef POLYVOICE_CLINUX_SHIM_H
 #define POLYVOICE_CLINUX_SHIM_H
 /* Linux system headers Glibc's Swift module leaves out: epoll, eventfd, timerfd, netlink, getifaddrs,
-   malloc_trim. */
+   malloc_trim, pthread_setname_np,
+   pipe2, environ. */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -22,4 +23,16 @@ static inline unsigned int pv_rtmgrp_ipv6_ifaddr(void) { return RTMGRP_IPV6_IFAD
 /* setns(2) is declared only under _GNU_SOURCE; tests use it to enter a network namespace they created. */
 extern int setns(int fd, int nstype);
 static inline int pv_setns(int fd, int nstype) { return setns(fd, nstype); }
+
+/* pthread_setname_np(3) too: PolyCore's DetachedThread names its threads, as Foundation's Thread did. */
+#include <pthread.h>
+extern int pthread_setname_np(pthread_t thread, const char *name);
+static inline int pv_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+/* pipe2(2) and environ, for PolyCore's ChildProcess (also _GNU_SOURCE only). */
+#include <fcntl.h>
+extern int pipe2(int fds[2], int flags);
+static inline int pv_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+extern char **environ;
+static inline char **pv_environment(void) { return environ; }
 #endif

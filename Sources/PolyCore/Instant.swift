@@ -1,5 +1,5 @@
 // Time as the sans-IO cores see it: a point on a monotonic timeline, passed in by the caller.
-import Foundation
+import Glibc
 
 /// A point in time, in nanoseconds on an arbitrary monotonic timeline.
 ///
@@ -41,7 +41,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         .nanoseconds(lhs.nanoseconds - rhs.nanoseconds)
     }
 
-    public var description: String { String(format: "%.3fs", seconds) }
+    public var description: String { String(cFormat: "%.3fs", seconds) }
 }
 
 extension Duration {

@@ -1,5 +1,5 @@
 // Deterministic randomness for simulations, traces and tests (same seed, same run).
-import Foundation
+import Glibc
 
 /// SplitMix64: small, fast, and good enough for loss/jitter simulation. Not for cryptography.
 public struct SeededRandom: RandomNumberGenerator, Sendable {

@@ -1,5 +1,5 @@
 // Resolution of the bridge's (usually relative) URLs against the base URL.
-import Foundation
+import FoundationEssentials
 
 /// URL helpers for the bridge protocol.
 public enum BridgeURLs {

@@ -1,5 +1,6 @@
 // The reference voice bridge, embeddable in-process: `Bridge(configuration).start()` → port.
-import Foundation
+import Dispatch
+import FoundationEssentials
 import PolyCore
 import PolyNet
 import PolySignaling
@@ -123,7 +124,7 @@ public final class Bridge: Sendable {
         let deadline = Instant.now() + .seconds(2)
         for session in sessions { _ = session.waitUntilClosed(timeout: max(.zero, deadline - .now())) }
         // Let the close frames go out before the service thread ends.
-        Thread.sleep(forTimeInterval: 0.05)
+        DetachedThread.sleep(seconds: 0.05)
         stopped.server.stop()
         stopped.mediaPort?.close()
         configuration.log.event(.info, "bridge.stopped")

@@ -1,5 +1,5 @@
 // Everything `Bridge` needs: where to listen, who may call, which agent answers, limits and timeouts.
-import Foundation
+import FoundationEssentials
 import PolyNet
 import PolySignaling
 

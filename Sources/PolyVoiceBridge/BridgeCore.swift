@@ -1,5 +1,4 @@
 // The bridge's behaviour behind the HTTP routes and the events socket (the shell is `Bridge`).
-import Foundation
 import PolyCore
 import PolyNet
 import PolySignaling

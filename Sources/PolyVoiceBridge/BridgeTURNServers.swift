@@ -1,6 +1,6 @@
 // TURN servers the bridge hands to its callers, with per-call credentials a coturn sharing the secret accepts
 // (`use-auth-secret`), so the bridge never gives out a long-lived password.
-import Foundation
+import FoundationEssentials
 import PolyNet
 import PolySignaling
 

@@ -1,6 +1,7 @@
 // What an --input / --output argument names, the same way for every command: a file path is always a file
 // (or the null sink), never looked up as a device, so `--output /dev/null` or `--output ./reply` just work.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 enum AudioEndpointArgument: Equatable {
     /// The system's default device ("default").

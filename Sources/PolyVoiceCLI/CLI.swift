@@ -1,5 +1,5 @@
 // Subcommand dispatch, top-level help and exit codes.
-import Foundation
+import PolyCore
 
 /// Documented exit codes of `polyvoice`.
 enum ExitCode {
@@ -46,7 +46,7 @@ enum CLI {
             """
         let width = (subcommands.map(\.name.count).max() ?? 0) + 2
         for command in subcommands {
-            text += "  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary + "\n"
+            text += "  " + command.name.padded(to: width) + command.summary + "\n"
         }
         text += """
 
@@ -112,5 +112,5 @@ struct UsageError: Error {
 }
 
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardStream.error.write(text + "\n")
 }

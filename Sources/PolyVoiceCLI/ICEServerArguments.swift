@@ -1,6 +1,6 @@
 // `--ice-server URL` (repeatable) with TURN credentials from the environment or a file, never from the
 // command line (where shell history and process lists would keep them).
-import Foundation
+import FoundationEssentials
 import PolyNet
 import PolyVoice
 
@@ -33,7 +33,7 @@ enum ICEServerArguments {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw UsageError("cannot read --turn-credential-file '\(path)'")
             }
-            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
                 .filter { !$0.isEmpty && !$0.hasPrefix("#") }
             guard lines.count >= 2 else {
                 throw UsageError("--turn-credential-file '\(path)' needs the username and the credential on two lines")

@@ -1,5 +1,6 @@
 // Waiting for Ctrl-C / SIGTERM in long-running commands (bridge, impair).
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// SIGINT and SIGTERM, held from the moment this is made until `wait` takes them. Make it first, before the
 /// command starts threads (they inherit the blocked mask) and before it announces readiness ("listening on

@@ -1,5 +1,5 @@
 // Entry point of the `polyvoice` command-line tool.
-import Foundation
+import Glibc
 
 let exitCode = CLI.run(Array(CommandLine.arguments.dropFirst()))
 exit(exitCode)

@@ -1,6 +1,5 @@
 // Listing and choosing audio devices.
 import CPortAudio
-import Foundation
 
 /// The audio devices PortAudio sees (ALSA, including PulseAudio/PipeWire through ALSA's `pulse`
 /// plugin, and OSS). Each listing rescans while no device stream is open in the process, so devices
@@ -50,7 +49,7 @@ public enum AudioDevices {
     {
         let candidates = devices.filter { $0.supports(direction) }
         guard !candidates.isEmpty else { throw .noDevices(direction) }
-        let wanted = query.trimmingCharacters(in: .whitespaces)
+        let wanted = query.trimmingWhitespace()
         if wanted.lowercased() == "default" {
             let found = candidates.first { direction == .input ? $0.isDefaultInput : $0.isDefaultOutput }
             guard let found else { throw .noDevices(direction) }

@@ -1,6 +1,6 @@
 // Keeps one direction's device stream running: the pacing thread reads/writes through it, a watchdog
 // thread notices a lost device and falls back to the default one, and `switchDevice` swaps devices.
-import Foundation
+import PolyCore
 import Synchronization
 
 final class DeviceController: @unchecked Sendable {
@@ -28,9 +28,9 @@ final class DeviceController: @unchecked Sendable {
         current = Mutex(try DeviceStream(device: chosen, direction: direction, counters: counters))
         continuation.yield(.active(device: chosen.name))
         // The watchdog holds the controller only weakly, so dropping the source/sink ends it.
-        let thread = Thread { [weak self] in Self.watch { [weak self] in self } }
-        thread.name = "polyvoice-\(direction)-watchdog"
-        thread.start()
+        DetachedThread.start(name: "polyvoice-\(direction)-watchdog") { [weak self] in
+            Self.watch { [weak self] in self }
+        }
     }
 
     deinit { close() }
@@ -98,7 +98,7 @@ final class DeviceController: @unchecked Sendable {
     private static func watch(_ owner: () -> DeviceController?) {
         var state = WatchState()
         while true {
-            Thread.sleep(forTimeInterval: 0.1)
+            DetachedThread.sleep(seconds: 0.1)
             guard let controller = owner(), !controller.closed.isRaised else { return }
             controller.inspect(&state, now: .now)
         }

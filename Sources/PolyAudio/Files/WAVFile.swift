@@ -1,5 +1,6 @@
 // WAV audio in memory: 16-bit PCM or 32-bit float, mono or stereo, any rate; read, written, converted.
-import Foundation
+import FoundationEssentials
+import PolyCore
 
 /// The contents of a WAV file: format and interleaved samples.
 public struct WAVFile: Sendable, Equatable {
@@ -66,16 +67,12 @@ public struct WAVFile: Sendable, Equatable {
 
     /// Reads a WAV file, or a stream (a pipe such as /dev/stdin) to its end.
     public static func read(from url: URL) throws(WAVError) -> WAVFile {
-        let data: Data
-        // Through a file handle: Data(contentsOf:) refuses pipes, and `polyvoice call --input -` reads one.
-        do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            data = try handle.readToEnd() ?? Data()
-        } catch {
-            throw WAVError(file: url.path, problem: .io(Self.reason(error)))
+        // POSIX reads, not Data(contentsOf:), which refuses pipes: `polyvoice call --input -` reads one.
+        let bytes: [UInt8]
+        do throws(FileBytes.Failure) { bytes = try FileBytes.read(url.path) } catch {
+            throw WAVError(file: url.path, problem: .io(error.reason))
         }
-        return try decode([UInt8](data), name: url.path)
+        return try decode(bytes, name: url.path)
     }
 
     /// Reads a WAV file as 48 kHz mono Int16, the format of the pipeline.
@@ -85,12 +82,8 @@ public struct WAVFile: Sendable, Equatable {
 
     /// Writes the file (canonical 44-byte header for PCM; float adds the `fact` chunk).
     public func write(to url: URL) throws(WAVError) {
-        do { try Data(encoded()).write(to: url) } catch {
-            throw WAVError(file: url.path, problem: .io(Self.reason(error)))
+        do throws(FileBytes.Failure) { try FileBytes.write(encoded(), to: url.path) } catch {
+            throw WAVError(file: url.path, problem: .io(error.reason))
         }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
 }

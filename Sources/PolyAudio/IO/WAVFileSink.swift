@@ -1,5 +1,6 @@
 // The agent's voice (or any sink audio) recorded to a 48 kHz mono 16-bit WAV file as it arrives.
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Writes 48 kHz mono 16-bit WAV, streaming: samples go straight to the file; `close` fills in the

@@ -1,5 +1,5 @@
 // A WAV file as the caller's voice: loaded and converted to 48 kHz mono up front, then read frame by frame.
-import Foundation
+import FoundationEssentials
 
 /// Plays a WAV file (any rate, mono or stereo, 16-bit or float) as the call's input.
 ///

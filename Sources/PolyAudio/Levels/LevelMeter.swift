@@ -1,5 +1,5 @@
 // Signal level of a block of PCM: RMS and peak relative to full scale.
-import Foundation
+import Glibc
 
 /// RMS and peak of a block, in dBFS (0 dBFS = a full-scale square wave; a full-scale sine is −3.01).
 public struct AudioLevel: Sendable, Equatable {

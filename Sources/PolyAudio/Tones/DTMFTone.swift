@@ -1,6 +1,6 @@
 // In-band DTMF: the ITU-T Q.23 frequency pairs, mixed into audio frames when the far end did not
 // negotiate RFC 4733 telephone-events. Allocation-free (it runs on the frame clock).
-import Foundation
+import Glibc
 
 /// The tone pairs of the 16 DTMF keys, by RFC 4733 event code (0-9, * = 10, # = 11, A-D = 12-15).
 public enum DTMFTone {

@@ -1,5 +1,4 @@
 // Typed reads from a `ScenarioNode` that fail with the file, line, key path and what was expected.
-import Foundation
 
 /// A node at a key path, with typed accessors.
 struct NodeReader {
@@ -47,7 +46,7 @@ struct NodeReader {
 
     func nonEmptyString(maxLength: Int = 10_000) throws(ScenarioError) -> String {
         let text = try string()
-        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw failure("must not be empty") }
+        guard !text.trimmingWhitespace().isEmpty else { throw failure("must not be empty") }
         guard text.count <= maxLength else { throw failure("longer than \(maxLength) characters") }
         return text
     }

@@ -1,5 +1,5 @@
 // Reading a scenario file: JSON or YAML by extension (or by content when the extension says neither).
-import Foundation
+import FoundationEssentials
 
 public enum ScenarioLoader {
     /// Scenario files larger than this are refused before parsing.

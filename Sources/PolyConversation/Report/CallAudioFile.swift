@@ -1,6 +1,6 @@
 // The stereo WAV of a call: caller as sent on the left, agent as heard on the right, 48 kHz, sample 0 = t 0,
 // so anyone can check the report's turn edges against the audio.
-import Foundation
+import FoundationEssentials
 import PolyAudio
 
 public enum CallAudioFile {

@@ -1,5 +1,4 @@
 // A JSON value with keys kept in the order written, so report.json reads in a sensible order.
-import Foundation
 import PolyCore
 
 public indirect enum JSONValue: Sendable, Equatable {
@@ -55,7 +54,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         guard value.isFinite else { return "null" }
         if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
         // Trailing zeros go, and then a bare trailing point ("12.0000" → "12", never "12.", which is not JSON).
-        var text = String(format: "%.4f", value)
+        var text = String(cFormat: "%.4f", value)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text == "-0" ? "0" : text

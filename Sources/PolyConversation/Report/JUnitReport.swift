@@ -21,7 +21,7 @@ public enum JUnitReport {
                 let seconds = Double(result.heard.count) / Double(ConversationClock.sampleRate)
                 let name = "call \(result.call) (seed \(result.seed))"
                 out +=
-                    "    <testcase classname=\"\(escape(scenario.name))\" name=\"\(escape(name))\" time=\"\(String(format: "%.3f", seconds))\""
+                    "    <testcase classname=\"\(escape(scenario.name))\" name=\"\(escape(name))\" time=\"\(String(cFormat: "%.3f", seconds))\""
                 if result.ok {
                     out += "/>\n"
                 } else {

@@ -1,7 +1,7 @@
 // A minimal RGB image and PNG writer (zlib's compress2 for IDAT, crc32 for the chunks): timelines are
 // drawn in Swift, with no Python or image library at run time.
 import CZlib
-import Foundation
+import FoundationEssentials
 
 public struct RGB: Sendable, Equatable {
     public var r: UInt8, g: UInt8, b: UInt8

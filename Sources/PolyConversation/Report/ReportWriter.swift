@@ -1,5 +1,5 @@
 // `--report DIR`: report.json, then per call a stereo WAV and a timeline PNG, and one summary PNG.
-import Foundation
+import FoundationEssentials
 
 public enum ReportWriter {
     /// Writes everything for one scenario's calls into `directory` (created); returns report.json's document.

@@ -1,6 +1,6 @@
 // PNG pictures of a report: a call's timeline (both waveforms, turns shaded, response latencies and yields
 // labelled in ms) and a summary of the response latencies of every call (one dot per agent reply).
-import Foundation
+import Glibc
 
 public enum TimelinePlot {
     static let caller = RGB(31, 119, 180)

@@ -34,11 +34,11 @@ public struct CallResult: Sendable {
         reasons += steps.compactMap { step in step.failure.map { "\(step.path) (\(step.kind)): \($0)" } }
         reasons += expectations.compactMap { expectation in expectation.failure.map { "\(expectation.name): \($0)" } }
         if underrunMs > 0 {
-            reasons.append(String(format: "measurement: the caller's audio was late by %.0f ms (CPU)", underrunMs))
+            reasons.append(String(cFormat: "measurement: the caller's audio was late by %.0f ms (CPU)", underrunMs))
         }
         if clockLagMs > Self.clockLagLimitMs {
             reasons.append(
-                String(format: "measurement: the audio clock fell behind real time by %.0f ms (CPU)", clockLagMs))
+                String(cFormat: "measurement: the audio clock fell behind real time by %.0f ms (CPU)", clockLagMs))
         }
         return reasons
     }

@@ -3,7 +3,6 @@
 // writes the heard frame on the same tick, the first frame read is t = 0 and heard sample p is caller time
 // p. The caller runs `lead` frames ahead of what it has heard (its reaction time), and every heard frame
 // makes the next frame to send.
-import Foundation
 import PolyMedia
 import PolyVoice
 import Synchronization

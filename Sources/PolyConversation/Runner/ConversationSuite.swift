@@ -1,6 +1,5 @@
 // N calls of one scenario in one process: started at `rate` per second, all on the SDK's one event loop,
 // each with its own seed (scenario seed + call index) so a failing call can be rerun alone.
-import Foundation
 import PolyVoice
 
 public struct SuiteSettings: Sendable {

@@ -1,6 +1,6 @@
 // Everything a scenario's calls send, made before the first call: speech synthesized (serialized, cached)
 // and WAV files converted to 48 kHz mono, so no call does either on its audio path.
-import Foundation
+import FoundationEssentials
 import PolyAudio
 
 public enum StepPreparation {

@@ -3,7 +3,6 @@
 // process runs one at a time behind one lock; scenarios synthesize before their calls start, never on the
 // audio path, and each text is cached.
 import CEspeakNG
-import Foundation
 import PolyAudio
 import Synchronization
 

@@ -1,5 +1,4 @@
 // Levelled logging to stderr or an app handler; every message passes through a Redactor first.
-import Foundation
 
 /// One line of log output, already redacted.
 public struct LogRecord: Sendable, Hashable {
@@ -47,7 +46,7 @@ public struct Logger: Sendable {
         switch sink {
         case .standardError:
             let line = "polyvoice \(record.level) [\(record.category)] \(record.message)\n"
-            FileHandle.standardError.write(Data(line.utf8))
+            StandardStream.error.write(line)
         case .handler(let handler):
             handler(record)
         }

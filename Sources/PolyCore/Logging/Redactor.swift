@@ -1,5 +1,4 @@
 // Removes secrets from text before it is logged or shown: registered values and credential-shaped patterns.
-import Foundation
 import Synchronization
 
 /// Scrubs secrets (tokens, keys, session ids) out of messages.
@@ -28,7 +27,7 @@ public final class Redactor: Sendable {
     public func redact(_ text: String) -> String {
         var result = text
         for secret in secrets.withLock({ $0 }) where result.contains(secret) {
-            result = result.replacingOccurrences(of: secret, with: Self.marker(for: secret))
+            result = result.replacing(secret, with: Self.marker(for: secret))
         }
         return Self.redactPatterns(in: result)
     }

@@ -1,5 +1,5 @@
 // IP addresses and UDP transport addresses as plain values shared by STUN, ICE, SDP and sockets.
-import Foundation
+import Glibc
 
 /// An IPv4 or IPv6 address held as its network-order bytes (4 or 16 of them).
 ///

@@ -1,6 +1,7 @@
 // The one I/O thread of a process: epoll over sockets, a timerfd for timers, an eventfd to wake it.
 import CLinux
-import Foundation
+import Dispatch
+import Glibc
 import PolyCore
 
 /// An epoll-based event loop on its own thread, shared by all calls (`EventLoop.shared`).
@@ -57,7 +58,7 @@ public final class EventLoop: @unchecked Sendable {
     private nonisolated(unsafe) var thread = pthread_t()
 
     // Shared between threads, under `lock`.
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private var queued: [@Sendable () -> Void] = []
     private var nextID: UInt64 = 16  // ids below are reserved for the loop's own descriptors
     private var stopping = false
@@ -91,13 +92,11 @@ public final class EventLoop: @unchecked Sendable {
         try addToEpoll(wakeup, token: Self.wakeupToken)
         try addToEpoll(timerDescriptor, token: Self.timerToken)
         let started = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
+        DetachedThread.start(name: name) { [self] in
             self.thread = pthread_self()
             started.signal()
             run()
         }
-        thread.name = name
-        thread.start()
         started.wait()
     }
 

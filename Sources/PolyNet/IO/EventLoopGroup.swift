@@ -1,5 +1,5 @@
 // Several event loops (one per core) that independent work, such as a bridge's calls, is spread over.
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A fixed set of event loops handed out round-robin: each call lives on one loop (its sockets, timers and

@@ -1,6 +1,7 @@
 // Host names of STUN and TURN servers → addresses, with getaddrinfo on a thread of its own, so neither an
 // event loop, the audio clock nor the cooperative pool ever waits on DNS.
-import Foundation
+import Glibc
+import PolyCore
 
 public enum HostLookup {
     /// Why a name did not resolve (getaddrinfo's message).
@@ -17,7 +18,7 @@ public enum HostLookup {
     /// `lookUp` on a new thread (getaddrinfo blocks for as long as the system resolver takes).
     public static func lookUpOffThread(host: String, port: UInt16) async -> Result<[TransportAddress], LookupFailure> {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: lookUp(host: host, port: port)) }
+            DetachedThread.start { continuation.resume(returning: lookUp(host: host, port: port)) }
         }
     }
 

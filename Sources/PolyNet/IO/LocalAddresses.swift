@@ -1,6 +1,6 @@
 // The host's own IP addresses (ICE host candidates), from getifaddrs.
 import CLinux
-import Foundation
+import Glibc
 
 /// Enumerates the addresses of the interfaces that are up.
 public enum LocalAddresses {

@@ -1,6 +1,7 @@
 // Watches the kernel's route netlink socket for address and link changes, on the event loop.
 import CLinux
-import Foundation
+import Glibc
+import PolyCore
 
 /// Reports local address and link changes (RTMGRP_LINK, RTMGRP_IPV4_IFADDR, RTMGRP_IPV6_IFADDR) as they
 /// happen, on the event loop thread. The socket belongs to the network namespace of the thread that
@@ -11,7 +12,7 @@ public final class NetworkMonitor: @unchecked Sendable {
     private let descriptor: Int32
     private let loop: EventLoop
     private let registration: EventLoop.Registration
-    private let closed = NSLock()
+    private let closed = PlainLock()
     private var isClosed = false
 
     /// Opens and subscribes the netlink socket and starts reporting to `handler` on `loop`.

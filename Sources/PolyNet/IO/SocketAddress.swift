@@ -1,6 +1,6 @@
 // Conversions between TransportAddress and the kernel's sockaddr structures.
 import CLinux
-import Foundation
+import Glibc
 
 extension TransportAddress {
     /// Calls `body` with this address as a `sockaddr_in`/`sockaddr_in6` (on the stack, no allocation).

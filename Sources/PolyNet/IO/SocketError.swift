@@ -1,6 +1,6 @@
 // Socket system-call failures as typed errors carrying errno and its text.
 import CLinux
-import Foundation
+import Glibc
 
 /// A failed socket or event-loop system call.
 public struct SocketError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 // A non-blocking TCP client connection on an EventLoop: connect completes on EPOLLOUT, writes queue behind
 // EAGAIN, reads are handed over as they come. Nothing on it ever blocks the loop.
 import CLinux
-import Foundation
+import Glibc
 
 /// One outgoing TCP connection, driven by `loop`. Create, `write` and `close` it on the loop thread only;
 /// `onEvent` runs there too. After `.closed` (or `close()`) it reports nothing more.

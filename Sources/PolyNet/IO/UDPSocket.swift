@@ -1,6 +1,7 @@
 // A non-blocking UDP socket bound to one local address (IPv4 or IPv6).
 import CLinux
-import Foundation
+import Glibc
+import PolyCore
 
 /// A non-blocking UDP socket. `send` may be called from any thread; `receive` from one thread at a time
 /// (the event loop's): it caches the last source address so a steady peer costs no allocation per packet.
@@ -13,7 +14,7 @@ public final class UDPSocket: @unchecked Sendable {
     private var lastSource = sockaddr_storage()
     private var lastSourceLength: socklen_t = 0
     private var lastSourceAddress: TransportAddress?
-    private let closeLock = NSLock()
+    private let closeLock = PlainLock()
 
     /// Creates the socket, sets optional kernel buffer sizes, and binds it (`port` 0 lets the kernel choose).
     public init(bindingTo address: TransportAddress, receiveBufferSize: Int? = nil, sendBufferSize: Int? = nil)

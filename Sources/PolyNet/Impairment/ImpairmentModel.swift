@@ -1,5 +1,5 @@
 // The sans-IO heart of both the simulator and the real relay: decides each packet's fate.
-import Foundation
+import Glibc
 import PolyCore
 
 /// What happened to one packet: when its copies arrive (none: lost; two: duplicated).

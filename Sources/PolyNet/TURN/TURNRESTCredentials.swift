@@ -1,6 +1,6 @@
 // Time-limited TURN credentials in the TURN REST API scheme that coturn verifies with `use-auth-secret`:
+import FoundationEssentials
 // username `<unix expiry>:<name>`, password base64(HMAC-SHA1(shared secret, username)).
-import Foundation
 
 /// A username and password a TURN server sharing `secret` accepts until `expiry`.
 public struct TURNRESTCredentials: Sendable, Equatable {

@@ -1,5 +1,5 @@
 // REST side of PROTOCOL.md: provision, connect, pull/renegotiate (serialised), ICE restart, hang up.
-import Foundation
+import FoundationEssentials
 import PolyCore
 
 /// The client of a voice bridge's REST routes, for one call at a time.
@@ -121,7 +121,7 @@ public actor BridgeClient {
     public func hangUp() async {
         guard let call else { return }
         self.call = nil
-        let id = call.callId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? ""
+        let id = call.callId.percentEncodedComponent()
         guard let url = try? BridgeURLs.resolve("api/v1/call/\(id)", against: configuration.baseURL) else { return }
         _ = try? await send(
             route: "hang up", method: "DELETE", url: url, body: nil, authorization: .callToken(call.token),

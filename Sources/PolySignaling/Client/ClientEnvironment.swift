@@ -1,5 +1,5 @@
 // The clock, sleep and randomness BridgeClient uses, injectable so retry tests run in virtual time.
-import Foundation
+import FoundationEssentials
 
 /// Time and randomness for `BridgeClient`'s retries.
 public struct ClientEnvironment: Sendable {

@@ -1,7 +1,7 @@
 // The request an HTTPTransport sends and the response it returns: plain values of the project's own, so
+import FoundationEssentials
 // BridgeClient and its transports need nothing from FoundationNetworking (URLRequest and HTTPURLResponse live
 // there on Linux, and linking it costs a process about 10 MB: docs/MEMORY.md).
-import Foundation
 
 /// One HTTP request. Descriptions show the method, the header names and the body's size: never the URL or a
 /// header value, which may hold a call's id or a token.

@@ -1,7 +1,8 @@
 // The HTTP proxy an https: request tunnels through (CONNECT, RFC 9110 §9.3.6), chosen from the environment the
 // way curl chooses it (and so URLSession on Linux, which the bridge's REST client used before): `https_proxy`,
 // `HTTPS_PROXY`, then `all_proxy`, `ALL_PROXY`; `no_proxy`/`NO_PROXY` names hosts that go direct.
-import Foundation
+import FoundationEssentials
+import PolyCore
 
 /// An `http://` proxy: where to connect, and the `Proxy-Authorization` its URL's user info asks for.
 /// Descriptions show neither the credentials nor the target.
@@ -52,8 +53,8 @@ public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
         var authorization: String?
         if let user = components.user {
             let credentials =
-                (user.removingPercentEncoding ?? user) + ":"
-                + (components.password.map { $0.removingPercentEncoding ?? $0 } ?? "")
+                (user.percentDecoded() ?? user) + ":"
+                + (components.password.map { $0.percentDecoded() ?? $0 } ?? "")
             authorization = "Basic " + Data(credentials.utf8).base64EncodedString()
         }
         return HTTPProxy(host: host, port: port, authorization: authorization)
@@ -62,16 +63,16 @@ public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
     /// Whether `no_proxy` sends `host` direct: `*`, the host itself, or a domain it is in (`example.com` and
     /// `.example.com` both cover `a.example.com`); entries are compared without case, a `:port` on one ignored.
     static func bypasses(host: String, noProxy: String) -> Bool {
-        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        let name = host.lowercased().trimming { $0 == "." }
         for raw in noProxy.split(separator: ",") {
-            var entry = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            var entry = raw.trimmingWhitespace().lowercased()
             if entry == "*" { return true }
             if entry.hasPrefix("[") {
                 entry = String(entry.dropFirst().prefix { $0 != "]" })  // [v6] or [v6]:port
             } else if entry.filter({ $0 == ":" }).count == 1 {
                 entry = String(entry.prefix { $0 != ":" })  // name:port (an IPv6 address has several colons)
             }
-            entry = entry.trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            entry = entry.trimming { $0 == "." }
             if entry.isEmpty { continue }
             if name == entry || name.hasSuffix("." + entry) { return true }
         }

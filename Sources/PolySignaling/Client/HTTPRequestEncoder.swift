@@ -1,6 +1,6 @@
 // The bytes of one HTTP/1.1 request for transports that speak HTTP themselves (TLSHTTPTransport): one request
+import FoundationEssentials
 // per connection, so the framing headers are this encoder's, never the caller's.
-import Foundation
 
 public enum HTTPRequestEncoder {
     /// Why a request cannot be written; the texts name no URL and no header value (they may hold tokens).

@@ -1,7 +1,6 @@
 // A sans-IO HTTP/1.1 response parser for the bridge's REST answers over the project's own TLS stack: bytes
 // in as the socket delivers them, one response out. It never trusts a length before checking it against
 // its limits, so a hostile server can make it hold at most `maxHeadBytes + maxBodyBytes` (plus one read).
-import Foundation
 
 /// Parses one HTTP/1.x response (status line, headers, then a body framed by Content-Length, chunked
 /// transfer coding, or the end of the connection). Interim 1xx answers are skipped. Header names are kept as
@@ -217,13 +216,13 @@ public struct HTTPResponseParser: Sendable {
         if !codings.isEmpty {
             // Only plain chunked: anything else (gzip…) is never asked for, and a length would be a guess.
             let values = codings.flatMap { $0.split(separator: ",") }.map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
+                $0.trimmingWhitespace().lowercased()
             }
             guard values == ["chunked"] else { throw .unsupportedTransferEncoding }
             return .chunked
         }
         let lengths = headers.values(for: "Content-Length").flatMap { $0.split(separator: ",") }.map {
-            $0.trimmingCharacters(in: .whitespaces)
+            $0.trimmingWhitespace()
         }
         guard let first = lengths.first else { return .untilClose }
         guard lengths.allSatisfy({ $0 == first }), first.count <= 18, !first.isEmpty,
@@ -272,7 +271,7 @@ public struct HTTPResponseParser: Sendable {
         guard name.allSatisfy(isTokenByte) else { throw .malformedHeader }
         let value = line[(colon + 1)...]
         guard value.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else { throw .malformedHeader }
-        let text = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let text = String(decoding: value, as: UTF8.self).trimmingWhitespace()
         return (String(decoding: name, as: UTF8.self), text)
     }
 

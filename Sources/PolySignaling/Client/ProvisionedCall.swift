@@ -1,5 +1,5 @@
 // A provisioned call with every route resolved to an absolute URL.
-import Foundation
+import FoundationEssentials
 
 /// The result of `BridgeClient.provision`: the call's id, per-call token and resolved routes.
 /// The token is redacted in every description.

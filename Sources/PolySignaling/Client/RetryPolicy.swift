@@ -1,5 +1,6 @@
 // When and how long BridgeClient waits before retrying 429 and 5xx answers. Pure: no clock inside.
-import Foundation
+import FoundationEssentials
+import Glibc
 import PolyCore
 
 /// Retry rules for bridge requests: exponential backoff with jitter for 5xx, `Retry-After` for 429.
@@ -53,18 +54,36 @@ public struct RetryPolicy: Sendable, Equatable {
 public enum RetryAfter {
     /// Delay-seconds or an IMF-fixdate; nil if neither. Dates in the past give zero.
     public static func parse(_ value: String, now: Date) -> Duration? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingWhitespace()
         if let seconds = Int64(trimmed) { return seconds >= 0 ? .seconds(seconds) : nil }
         guard let date = httpDate(trimmed) else { return nil }
         let seconds = max(0, date.timeIntervalSince(now))
         return .nanoseconds(Int64(seconds * 1e9))
     }
 
-    private static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
+    /// An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the form RFC 9110 has senders use.
+    static func httpDate(_ text: String) -> Date? {
+        let fields = text.split(separator: " ")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard fields.count == 6, fields[0].count == 4, fields[0].hasSuffix(","), fields[5] == "GMT",
+            let day = Int(fields[1]), (1...31).contains(day), let monthIndex = months.firstIndex(of: String(fields[2])),
+            fields[3].count == 4, let year = Int(fields[3])
+        else { return nil }
+        let clock = fields[4].split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+        guard clock.count == 3, let hour = clock[0], let minute = clock[1], let second = clock[2],
+            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
+        let days = daysSinceEpoch(year: year, month: monthIndex + 1, day: day)
+        return Date(timeIntervalSince1970: Double(((days * 24 + hour) * 60 + minute) * 60 + second))
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+    private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 }

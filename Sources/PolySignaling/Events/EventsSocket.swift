@@ -1,6 +1,7 @@
 // Section 4 of PROTOCOL.md: the client side of the events WebSocket, on libwebsockets.
 import CWebSockets
-import Foundation
+import Dispatch
+import FoundationEssentials
 import PolyCore
 
 /// The events WebSocket of one call: authenticates with the per-call token as its first frame,
@@ -81,9 +82,9 @@ public final class EventsSocket: Sendable {
         let core = EventsSocketCore(
             firstFrame: firstFrame, continuation: continuation, maxMessageBytes: configuration.maxMessageBytes)
         self.core = core
-        let thread = Thread { Self.run(core: core, target: target, configuration: configuration) }
-        thread.name = "polyvoice-events"
-        thread.start()
+        DetachedThread.start(name: "polyvoice-events") {
+            Self.run(core: core, target: target, configuration: configuration)
+        }
         // Our own timer: lws's handshake timeout did not fire against a silent server here.
         // A Dispatch timer, not Task.sleep: the cooperative pool can be saturated by callers
         // that block, and a connect timeout must fire on time regardless.

@@ -1,6 +1,5 @@
 // The libwebsockets side of EventsSocket (service thread only, except `enqueue`).
 import CWebSockets
-import Foundation
 import Synchronization
 
 enum EventsCommand: Sendable {

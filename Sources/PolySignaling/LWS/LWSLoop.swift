@@ -4,7 +4,8 @@
 // their owner and call `wake()`; the owner handles LWS_CALLBACK_EVENT_WAIT_CANCELLED on the service
 // thread. (lws 4.1's `lws_service` ignores its timeout, so the wake is the only way to get its attention.)
 import CWebSockets
-import Foundation
+import Dispatch
+import PolyCore
 import Synchronization
 
 /// Receives the libwebsockets callbacks of one context, on its service thread.
@@ -33,7 +34,7 @@ private final class LWSTargetBox {
 }
 
 /// Serialises context creation and destruction: lws (re)initialises process-wide TLS state there.
-private let contextLifecycle = NSLock()
+private let contextLifecycle = PlainLock()
 
 /// A libwebsockets context with its own service thread.
 final class LWSLoop: @unchecked Sendable {
@@ -93,9 +94,7 @@ final class LWSLoop: @unchecked Sendable {
 
     /// Starts a service thread.
     func start(name: String) {
-        let thread = Thread { [self] in runOnCurrentThread() }
-        thread.name = name
-        thread.start()
+        DetachedThread.start(name: name) { [self] in runOnCurrentThread() }
     }
 
     /// Services the context on the calling thread until `stop()`, then destroys it.

@@ -1,5 +1,5 @@
 // Typed decoding failures that name the field, never the values (which may be secrets).
-import Foundation
+import FoundationEssentials
 
 /// Why a JSON message could not be decoded. Carries field paths only, never field values.
 public enum MessageError: Error, Equatable, Sendable, CustomStringConvertible {

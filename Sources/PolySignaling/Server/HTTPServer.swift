@@ -1,6 +1,6 @@
 // A small HTTP/1.1 + WebSocket server on libwebsockets, for the reference bridge and tests.
 import CWebSockets
-import Foundation
+import Dispatch
 
 /// An HTTP/1.1 server with WebSocket upgrades, serviced by its own thread.
 ///

@@ -1,5 +1,5 @@
 // Where the call's audio comes from and goes to (Linux-specific beyond the mobile SDK).
-import Foundation
+import FoundationEssentials
 
 /// The microphone side of a call. App and file audio is mono 16-bit PCM.
 public enum AudioInput: Sendable {

@@ -1,5 +1,5 @@
 // Account-wide settings, validated before any call is placed.
-import Foundation
+import FoundationEssentials
 import PolyCore
 
 /// Settings shared by the calls of one account (as `PolyMessaging.initialize` takes on mobile).

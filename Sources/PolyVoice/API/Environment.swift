@@ -1,5 +1,5 @@
 // Where the voice bridge lives (PROTOCOL.md, "Hosts").
-import Foundation
+import FoundationEssentials
 
 /// The voice bridge deployment a call goes to.
 public enum Environment: Hashable, Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 // Per-call options: overrides, audio endpoints, codec and timeouts.
-import Foundation
+import FoundationEssentials
 import PolyCore
 import PolySession
 

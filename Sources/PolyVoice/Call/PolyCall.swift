@@ -1,5 +1,4 @@
 // The public handle of one voice call (as `PolyCall` in the PolyVoice mobile SDK).
-import Foundation
 import PolyCore
 import PolyMedia
 import PolySignaling

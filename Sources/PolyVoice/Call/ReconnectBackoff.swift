@@ -1,5 +1,5 @@
 // Delays between reconnect attempts: exponential, capped, with random jitter.
-import Foundation
+import Glibc
 import PolyCore
 
 /// Exponential backoff with "equal jitter": the delay after attempt n is drawn uniformly from

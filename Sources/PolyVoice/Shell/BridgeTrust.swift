@@ -1,5 +1,5 @@
 // Which CA file a call trusts besides the system store, and so the HTTP transport that reaches its bridge.
-import Foundation
+import FoundationEssentials
 import PolySignaling
 
 enum BridgeTrust {

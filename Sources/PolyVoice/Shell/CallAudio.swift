@@ -1,5 +1,6 @@
 // The audio endpoints of one call (device, WAV file, app buffer, null), opened when the call starts, and
 // the meters and voice processing between them and the media session.
+import FoundationEssentials
 import PolyAudio
 import PolyCore
 import Synchronization

@@ -1,5 +1,4 @@
 // The call's I/O shell: one serial driver that feeds CallStateMachine and carries out its actions.
-import Foundation
 import PolyCore
 import PolyMedia
 import PolySignaling

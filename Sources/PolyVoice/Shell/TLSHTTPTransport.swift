@@ -2,7 +2,7 @@
 // FoundationNetworking and libcurl (about 10 MB of every process, docs/MEMORY.md) and cannot add a CA file on
 // Linux. One request per connection (`Connection: close`), so after a local address change no request waits
 // on a pooled connection from an address that is gone.
-import Foundation
+import FoundationEssentials
 import PolyCore
 import PolyNet
 import PolySignaling
@@ -58,7 +58,7 @@ public struct TLSHTTPTransport: HTTPTransport {
         -> Result<HTTPExchange.Target, SignalingError>
     {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
+            DetachedThread.start {
                 continuation.resume(
                     returning: target(host: host, port: port, secure: secure, caFile: caFile, proxy: proxy))
             }

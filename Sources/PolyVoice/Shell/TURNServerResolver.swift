@@ -1,7 +1,6 @@
 // TURN entries of the provisioning response (`iceServers` with `username` and `credential`) → the TURN
 // clients' configurations. A TURN server is a fallback path, so one that cannot be used is a warning naming
 // it (never its credential), not a failed call: the direct path may well work.
-import Foundation
 import PolyCore
 import PolyNet
 import PolySession

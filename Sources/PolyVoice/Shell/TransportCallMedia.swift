@@ -1,5 +1,4 @@
 // The real media session of a call: a MediaTransport on one of the process's event loops behind the CallMedia steps.
-import Foundation
 import PolyCore
 import PolyMedia
 import PolyNet

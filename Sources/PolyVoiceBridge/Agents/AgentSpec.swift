@@ -1,5 +1,5 @@
 // Parsing `--agent` (echo, echo:MS, play:FILE, loop:FILE, script:DIR) and making per-call agents.
-import Foundation
+import FoundationEssentials
 import PolyAudio
 
 /// Which agent a bridge runs, as given on the command line.

@@ -1,5 +1,5 @@
 // Records the caller of one call to `<dir>/<callId>.wav`.
-import Foundation
+import FoundationEssentials
 import PolyAudio
 
 /// Collects the caller's mono audio and writes it as a WAV at the agent's rate when the call ends.

@@ -1,7 +1,6 @@
 // The script agent's ground truth: every turn as the agent heard and played it, written to
 // `<record dir>/<callId>-timeline.json` when the call ends, so a conversation test can check its
 // measurements against what the agent really did.
-import Foundation
 
 extension ScriptAgent {
     /// One turn of the conversation. Times are seconds of the agent's audio since its first frame (sample

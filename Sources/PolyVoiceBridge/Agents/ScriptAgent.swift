@@ -4,7 +4,7 @@
 //
 // Its clock is its audio: frame n of the caller's audio covers samples [n·F, (n+1)·F), as does frame n of
 // its own, so a reply can start or stop at any sample and tests in virtual time can assert exactly which.
-import Foundation
+import FoundationEssentials
 import PolyAudio
 import PolyCore
 import PolyMedia

@@ -1,5 +1,4 @@
 // Web calling tokens the bridge accepts, compared in constant time.
-import Foundation
 import PolySignaling
 
 /// A set of accepted secrets. `contains` looks at every entry and every byte, so its timing does not
@@ -35,11 +34,11 @@ public struct TokenSet: Sendable {
     public static func parse(fileContents: String?, environment: String?) -> [String] {
         var tokens: [String] = []
         for line in (fileContents ?? "").split(whereSeparator: \.isNewline) {
-            let token = line.trimmingCharacters(in: .whitespaces)
+            let token = line.trimmingWhitespace()
             if !token.isEmpty && !token.hasPrefix("#") { tokens.append(token) }
         }
         for part in (environment ?? "").split(separator: ",") {
-            let token = part.trimmingCharacters(in: .whitespaces)
+            let token = part.trimmingWhitespace()
             if !token.isEmpty { tokens.append(token) }
         }
         return tokens

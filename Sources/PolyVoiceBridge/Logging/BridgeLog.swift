@@ -1,5 +1,6 @@
 // Structured bridge logs: one line per event, as text or JSON, every value redacted.
-import Foundation
+import FoundationEssentials
+import Glibc
 import PolyCore
 
 /// How log lines look.
@@ -26,7 +27,7 @@ public struct BridgeLog: Sendable {
         self.format = format
         self.level = level
         self.redactor = redactor
-        self.write = write ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        self.write = write ?? { line in StandardStream.error.write(line + "\n") }
     }
 
     /// Logs `event` with ordered fields.
@@ -66,8 +67,6 @@ public struct BridgeLog: Sendable {
     }
 
     private static func timestamp() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date())
+        Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

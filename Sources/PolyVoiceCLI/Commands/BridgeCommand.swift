@@ -1,5 +1,6 @@
 // `polyvoice bridge`: the reference voice bridge on this machine (PROTOCOL.md plus extensions).
-import Foundation
+import FoundationEssentials
+import Glibc
 import PolyNet
 import PolyVoiceBridge
 
@@ -185,7 +186,7 @@ private enum BridgeCommand {
             throw UsageError("cannot read --turn-secret-file '\(secretPath)'")
         }
         guard
-            let secret = text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) })
+            let secret = text.split(whereSeparator: \.isNewline).map({ $0.trimmingWhitespace() })
                 .first(where: { !$0.isEmpty && !$0.hasPrefix("#") })
         else { throw UsageError("--turn-secret-file '\(secretPath)' holds no secret") }
         let lifetime = try parsed.int("turn-lifetime", in: 60...31_536_000) ?? 86_400

@@ -1,5 +1,5 @@
 // `polyvoice call`: place a call to a voice agent through a bridge, with a live status line or NDJSON.
-import Foundation
+import FoundationEssentials
 import PolyVoice
 
 extension Subcommand {
@@ -170,7 +170,7 @@ enum CallCommand {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw UsageError("cannot read \(origin) '\(path)'")
             }
-            let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
                 .first { !$0.isEmpty && !$0.hasPrefix("#") }
             guard let line else { throw UsageError("\(origin) '\(path)' holds no token") }
             return line

@@ -1,5 +1,7 @@
 // How `polyvoice call` shows a call: a live status line (terminal), plain lines (pipe), or NDJSON.
-import Foundation
+import FoundationEssentials
+import Glibc
+import PolyCore
 import PolyMedia
 import PolyVoice
 import Synchronization
@@ -76,10 +78,10 @@ final class TextCallReporter: CallReporter {
             "\(clock(snapshot.elapsed))", "\(snapshot.state)",
             "mic \(meter(snapshot.levels.inputDBFS))", "spk \(meter(snapshot.levels.outputDBFS))",
         ]
-        if let rtt = stats.remoteInboundRtp.roundTripTime { parts.append(String(format: "rtt %.0f ms", rtt * 1000)) }
-        parts.append(String(format: "jitter %.1f ms", stats.inboundRtp.jitter * 1000))
-        parts.append(String(format: "loss %.1f%%", snapshot.quality.lossFraction * 100))
-        if let mos = snapshot.quality.mos { parts.append(String(format: "MOS %.2f", mos)) }
+        if let rtt = stats.remoteInboundRtp.roundTripTime { parts.append(String(cFormat: "rtt %.0f ms", rtt * 1000)) }
+        parts.append(String(cFormat: "jitter %.1f ms", stats.inboundRtp.jitter * 1000))
+        parts.append(String(cFormat: "loss %.1f%%", snapshot.quality.lossFraction * 100))
+        if let mos = snapshot.quality.mos { parts.append(String(cFormat: "MOS %.2f", mos)) }
         // Warnings before the path: a narrow terminal cuts the end of the line.
         if !warnings.isEmpty { parts.append("⚠ " + warnings.map(\.description).sorted().joined(separator: ", ")) }
         if let path = stats.selectedCandidatePair { parts.append(pathName(path)) }
@@ -99,7 +101,7 @@ final class TextCallReporter: CallReporter {
 
     static func clock(_ duration: Duration) -> String {
         let seconds = Int(duration.components.seconds)
-        return String(format: "%02d:%02d", seconds / 60, seconds % 60)
+        return String(cFormat: "%02ld:%02ld", seconds / 60, seconds % 60)
     }
 
     static func summaryLines(_ outcome: CallOutcome) -> [String] {
@@ -107,10 +109,10 @@ final class TextCallReporter: CallReporter {
         switch outcome.finalState {
         case .failed(let error): lines.append("Call failed: \(error)")
         default:
-            lines.append(String(format: "Call ended after %.1f s connected", outcome.connectedDuration.seconds))
+            lines.append(String(cFormat: "Call ended after %.1f s connected", outcome.connectedDuration.seconds))
         }
         if let setup = outcome.setupTime {
-            lines.append(String(format: "  setup (provision → connected): %.0f ms", setup.seconds * 1000))
+            lines.append(String(cFormat: "  setup (provision → connected): %.0f ms", setup.seconds * 1000))
         }
         let stats = outcome.stats
         if stats.outboundRtp.packetsSent > 0 || stats.inboundRtp.packetsReceived > 0 {
@@ -118,19 +120,19 @@ final class TextCallReporter: CallReporter {
             lines.append(
                 "  packets: sent \(stats.outboundRtp.packetsSent), received \(inbound.packetsReceived), "
                     + "lost \(max(0, inbound.packetsLost))")
-            var figures = [String(format: "jitter %.1f ms", inbound.jitter * 1000)]
+            var figures = [String(cFormat: "jitter %.1f ms", inbound.jitter * 1000)]
             if let rtt = stats.remoteInboundRtp.roundTripTime {
-                figures.append(String(format: "RTT %.1f ms", rtt * 1000))
+                figures.append(String(cFormat: "RTT %.1f ms", rtt * 1000))
             }
-            figures.append(String(format: "concealed %.2f s", Double(inbound.concealedSamples) / 48_000))
-            if let mos = outcome.quality.mos { figures.append(String(format: "MOS %.2f", mos)) }
+            figures.append(String(cFormat: "concealed %.2f s", Double(inbound.concealedSamples) / 48_000))
+            if let mos = outcome.quality.mos { figures.append(String(cFormat: "MOS %.2f", mos)) }
             lines.append("  " + figures.joined(separator: ", "))
         }
         let audio = outcome.audio
         if audio.capturedSamples > 0 || audio.playedSamples > 0 {
             var figures = [
-                String(format: "captured %.1f s", Double(audio.capturedSamples) / 48_000),
-                String(format: "played %.1f s", Double(audio.playedSamples) / 48_000),
+                String(cFormat: "captured %.1f s", Double(audio.capturedSamples) / 48_000),
+                String(cFormat: "played %.1f s", Double(audio.playedSamples) / 48_000),
                 "voice processing \(audio.isProcessingAudio ? "on" : "off")",
             ]
             let underruns = audio.inputUnderruns + audio.outputUnderruns
@@ -347,5 +349,5 @@ extension Duration {
 
 /// Unbuffered stdout (status lines must show at once, also through pipes).
 func writeOut(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    StandardStream.output.write(text)
 }

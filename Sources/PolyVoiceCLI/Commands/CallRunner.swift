@@ -1,5 +1,6 @@
 // Runs one call for the CLI: start, a tick each second, hang up after a duration or on Ctrl-C, outcome.
-import Foundation
+import Dispatch
+import Glibc
 import PolyMedia
 import PolyVoice
 

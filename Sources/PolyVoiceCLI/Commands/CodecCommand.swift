@@ -1,5 +1,5 @@
 // `polyvoice codec`: hear what Opus, packet loss, FEC and concealment do to a recording.
-import Foundation
+import FoundationEssentials
 import PolyAudio
 
 extension Subcommand {
@@ -48,7 +48,7 @@ private func runCodec(_ arguments: [String]) throws -> Int32 {
 
     print("packets: \(report.packets)")
     print("bytes: \(report.bytes)")
-    print("kbps: \(String(format: "%.1f", report.kilobitsPerSecond))")
+    print("kbps: \(String(cFormat: "%.1f", report.kilobitsPerSecond))")
     print("lost: \(report.lost)")
     print("recovered-by-FEC: \(report.recoveredByFEC)")
     print("concealed: \(report.concealed)")

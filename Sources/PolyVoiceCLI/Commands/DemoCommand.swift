@@ -1,6 +1,7 @@
 // `polyvoice demo`: a whole call on this machine — the embedded reference bridge, generated speech as the
 // caller, both sides recorded, and a summary with setup time, stats and (when available) PESQ/STOI.
-import Foundation
+import FoundationEssentials
+import PolyCore
 import PolyVoice
 import PolyVoiceBridge
 import PolyVoiceTesting
@@ -130,9 +131,10 @@ private enum DemoCommand {
         do {
             let score = try QualityScorer().score(reference: reference, degraded: degraded)
             say(
-                String(
-                    format: "  %@: PESQ (wideband) %.2f, STOI %.2f, delay %.0f ms", label, score.pesqWideband,
-                    score.stoi, score.delayMilliseconds))
+                "  \(label): "
+                    + String(
+                        cFormat: "PESQ (wideband) %.2f, STOI %.2f, delay %.0f ms", score.pesqWideband, score.stoi,
+                        score.delayMilliseconds))
         } catch {
             say("  PESQ/STOI: unavailable (\(String(describing: error).prefix(120)))")
         }
@@ -141,10 +143,11 @@ private enum DemoCommand {
     /// The bridge's recording of the caller, once written (up to 5 s).
     private static func waitForRecording(in directory: URL) -> URL? {
         for _ in 0..<50 {
-            let found = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-                .first { $0.pathExtension == "wav" }
-            if let found { return found }
-            Thread.sleep(forTimeInterval: 0.1)
+            let found = try? FileManager.default.contentsOfDirectory(atPath: directory.path).first {
+                $0.hasSuffix(".wav")
+            }
+            if let found { return directory.appendingPathComponent(found) }
+            DetachedThread.sleep(seconds: 0.1)
         }
         return nil
     }

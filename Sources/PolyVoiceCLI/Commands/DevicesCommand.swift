@@ -1,5 +1,5 @@
 // `polyvoice devices`: the audio devices PortAudio sees, to pick one for --input/--output.
-import Foundation
+import FoundationEssentials
 import PolyAudio
 
 extension Subcommand {
@@ -69,7 +69,7 @@ private func deviceTable(_ devices: [AudioDeviceInfo]) -> String {
     }
     let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
     return ([header] + rows).map { row in
-        row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-            .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        row.indices.map { row[$0].padded(to: widths[$0]) }
+            .joined(separator: "  ").trimmingWhitespace()
     }.joined(separator: "\n")
 }

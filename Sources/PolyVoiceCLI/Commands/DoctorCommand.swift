@@ -1,5 +1,7 @@
 // `polyvoice doctor`: is this machine ready for a call? Libraries, audio system, tools, media path.
-import Foundation
+import FoundationEssentials
+import Glibc
+import PolyConversation
 
 extension Subcommand {
     static let doctor = Subcommand(
@@ -63,9 +65,8 @@ private func runDoctor(_ arguments: [String]) throws -> Int32 {
     }
     let failed = checks.filter { $0.status == .fail }.count
     if parsed.flag("json") {
-        let object: [String: Any] = ["ok": failed == 0, "checks": checks.map(\.json)]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-        print(String(decoding: data, as: UTF8.self))
+        print(
+            JSONValue.object([("ok", .bool(failed == 0)), ("checks", .array(checks.map(\.json)))]).text(pretty: true))
     } else {
         var group = ""
         for check in checks {

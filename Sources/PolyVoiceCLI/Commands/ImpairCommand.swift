@@ -1,5 +1,4 @@
 // `polyvoice impair`: a UDP relay that impairs traffic (loss, jitter, duplication, outages) like netem.
-import Foundation
 import PolyNet
 import PolyVoiceTesting
 

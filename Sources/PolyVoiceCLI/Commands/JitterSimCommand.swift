@@ -1,5 +1,5 @@
 // `polyvoice jitter-sim`: trace-driven playout of real Opus speech through a jitter buffer, in virtual time.
-import Foundation
+import FoundationEssentials
 import PolyAudio
 import PolyMedia
 
@@ -112,7 +112,7 @@ private func jitterJSON(_ s: JitterBufferStatistics, lossRate: Double) -> String
         ("bufferFlushes", s.bufferFlushes), ("latePackets", s.latePackets), ("lateRewinds", s.lateRewinds),
     ]
     let body = fields.map { name, value in
-        let text = (value as? Double).map { String(format: "%.6g", $0) } ?? "\(value)"
+        let text = (value as? Double).map { String(cFormat: "%.6g", $0) } ?? "\(value)"
         return "\"\(name)\": \(text)"
     }
     return "{" + body.joined(separator: ", ") + "}"

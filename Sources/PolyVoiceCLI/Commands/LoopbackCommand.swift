@@ -1,6 +1,8 @@
 // `polyvoice loopback`: hear the codec, network and jitter buffer on this machine before a call.
-import Foundation
+import FoundationEssentials
+import Glibc
 import PolyAudio
+import PolyConversation
 import PolyCore
 import PolyVoiceTesting
 
@@ -126,12 +128,21 @@ private struct LoopbackCommand {
         return ExitCode.ok
     }
 
+    private static func jsonValue(_ field: Any) -> JSONValue {
+        switch field {
+        case let number as Double: .number(number)
+        case let count as Int: .number(Double(count))
+        case let flag as Bool: .bool(flag)
+        default: .string("\(field)")
+        }
+    }
+
     private static func printStatus(_ stats: LoopbackStatistics, elapsed: Double, total: Double) {
         let line = String(
-            format: "%5.1f/%.0f s  mic %6.1f dBFS  out %6.1f dBFS  lost %d/%d (%.1f%%)  fec %d  delay %.0f ms",
+            cFormat: "%5.1f/%.0f s  mic %6.1f dBFS  out %6.1f dBFS  lost %ld/%ld (%.1f%%)  fec %ld  delay %.0f ms",
             elapsed, total, stats.inputLevel.rmsDBFS, stats.outputLevel.rmsDBFS, stats.packetsLost, stats.packetsSent,
             stats.lossPercent, stats.fecRecovered, stats.meanDelayMilliseconds)
-        FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + line).utf8))
+        StandardStream.output.write("\r\u{1B}[K" + line)
     }
 
     private func report(_ stats: LoopbackStatistics, seconds: Double, mode: String, quality: LoopbackQuality?) {
@@ -149,14 +160,12 @@ private struct LoopbackCommand {
         case nil: break
         }
         if json {
-            let object = Dictionary(uniqueKeysWithValues: fields)
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-            print(String(decoding: data, as: UTF8.self))
+            print(JSONValue.object(fields.sorted { $0.0 < $1.0 }.map { ($0, Self.jsonValue($1)) }).text())
             return
         }
         for (name, value) in fields {
-            let text = (value as? Double).map { String(format: "%.2f", $0) } ?? "\(value)"
-            print("\(name.replacingOccurrences(of: "_", with: "-")): \(text)")
+            let text = (value as? Double).map { String(cFormat: "%.2f", $0) } ?? "\(value)"
+            print("\(name.replacing("_", with: "-")): \(text)")
         }
     }
 }

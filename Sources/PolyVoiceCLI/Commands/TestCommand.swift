@@ -1,6 +1,7 @@
 // `polyvoice test`: conversation tests of a voice agent. Scenario files (JSON or YAML) script a caller;
 // each call is measured (turns, latency, barge-in, false yields) and checked against the expectations.
-import Foundation
+import Dispatch
+import FoundationEssentials
 import PolyConversation
 import PolyVoice
 

@@ -1,7 +1,8 @@
 // What `polyvoice test` prints while it runs: a live progress line on a terminal (stderr), NDJSON with
 // --json (stdout), and a summary per scenario at the end.
-import Foundation
+import Glibc
 import PolyConversation
+import PolyCore
 import Synchronization
 
 final class TestOutput: Sendable {
@@ -46,7 +47,7 @@ final class TestOutput: Sendable {
             }
         }
         if let line { writeOut(line + "\n") }
-        if live { FileHandle.standardError.write(Data(("\r\u{1B}[2K" + statusLine()).utf8)) }
+        if live { StandardStream.error.write("\r\u{1B}[2K" + statusLine()) }
     }
 
     private func statusLine() -> String {
@@ -59,7 +60,7 @@ final class TestOutput: Sendable {
     }
 
     func finish() {
-        if live { FileHandle.standardError.write(Data("\n".utf8)) }
+        if live { StandardStream.error.write("\n") }
     }
 
     func summary(_ suites: [(scenario: Scenario, results: [CallResult])]) {
@@ -81,7 +82,7 @@ final class TestOutput: Sendable {
             if let p50 = Percentile.of(latencies, 50), let p95 = Percentile.of(latencies, 95),
                 let worst = latencies.max()
             {
-                text += String(format: "; response latency p50 %.0f ms, p95 %.0f ms, max %.0f ms", p50, p95, worst)
+                text += String(cFormat: "; response latency p50 %.0f ms, p95 %.0f ms, max %.0f ms", p50, p95, worst)
             }
             text += "\n"
             for result in results where !result.ok {

@@ -1,6 +1,7 @@
 // Defaults for `call` and `doctor --network` from the system and user config files. Precedence, highest
 // first: command-line flags, environment variables (POLYVOICE_WEBRTC_TOKEN), the user file, the system file.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 struct ClientDefaults: Sendable {
     static let keys: Set<String> = ["bridge", "environment", "token-file", "input", "output"]
@@ -16,7 +17,7 @@ struct ClientDefaults: Sendable {
         let system = environment["POLYVOICE_SYSTEM_CONFIG"] ?? "/etc/polyvoice/config"
         let configHome =
             environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+            ?? ((environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.config")
         return [system, configHome + "/polyvoice/config"]
     }
 

@@ -1,6 +1,6 @@
 // The `key = value` files behind the CLI's defaults (~/.config/polyvoice/config, /etc/polyvoice/config)
+import FoundationEssentials
 // and the bridge service's settings (/etc/polyvoice/bridge.conf). One syntax for all, errors name file and line.
-import Foundation
 
 /// One setting and where it was written, so `polyvoice doctor` can say which file set what.
 struct ConfigSetting: Equatable, Sendable {
@@ -27,14 +27,14 @@ enum ConfigFile {
     static func parse(_ text: String, file: String, keys: Set<String>) throws(ConfigError) -> [ConfigSetting] {
         var settings: [ConfigSetting] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let number = index + 1
             guard let equals = line.firstIndex(of: "=") else {
                 throw ConfigError(file: file, line: number, problem: "expected 'key = value', found '\(line)'")
             }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingWhitespace()
+            let value = line[line.index(after: equals)...].trimmingWhitespace()
             guard keys.contains(key) else {
                 let known = keys.sorted().joined(separator: ", ")
                 throw ConfigError(file: file, line: number, problem: "unknown key '\(key)' (known: \(known))")

@@ -1,7 +1,7 @@
 // The audio system: PortAudio host APIs and devices, PulseAudio, ALSA's default pcm. All warnings, never
 // failures: files, app buffers and bots work without any device.
 import CPortAudio
-import Foundation
+import FoundationEssentials
 import PolyAudio
 
 enum AudioSystemChecks {
@@ -66,7 +66,7 @@ enum AudioSystemChecks {
             info.split(separator: "\n").compactMap { line -> (String, String)? in
                 let parts = line.split(separator: ":", maxSplits: 1)
                 guard parts.count == 2 else { return nil }
-                return (String(parts[0]), parts[1].trimmingCharacters(in: .whitespaces))
+                return (String(parts[0]), parts[1].trimmingWhitespace())
             }, uniquingKeysWith: { first, _ in first })
         let name = fields["Server Name"] ?? "server"
         let sink = fields["Default Sink"] ?? "?"

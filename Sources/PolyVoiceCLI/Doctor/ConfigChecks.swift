@@ -1,5 +1,5 @@
 // Which config file set what: each file looked at, and each setting with the file and line it came from.
-import Foundation
+import FoundationEssentials
 
 enum ConfigChecks {
     static let group = "Configuration"

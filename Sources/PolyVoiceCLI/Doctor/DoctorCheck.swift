@@ -1,5 +1,8 @@
 // One line of `polyvoice doctor`: what was checked, how it went, and what to do about it.
-import Foundation
+import FoundationEssentials
+import Glibc
+import PolyConversation
+import PolyCore
 
 struct DoctorCheck {
     enum Status: String {
@@ -38,32 +41,28 @@ struct DoctorCheck {
         DoctorCheck(group: group, name: name, status: required ? .fail : .warn, detail: detail, fix: fix)
     }
 
-    var json: [String: Any] {
-        var object: [String: Any] = ["group": group, "name": name, "status": status.rawValue, "detail": detail]
-        if let fix { object["fix"] = fix }
-        return object
+    var json: JSONValue {
+        .object(
+            [
+                ("group", .string(group)), ("name", .string(name)), ("status", .string(status.rawValue)),
+                ("detail", .string(detail)),
+            ] + (fix.map { [("fix", .string($0))] } ?? []))
     }
 }
 
 /// Runs a helper program with a time limit; nil if it could not start, timed out or failed.
 enum DoctorShell {
     static func run(_ executable: String, _ arguments: [String], timeout: Double = 5) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
+        guard let process = try? ChildProcess(executable, arguments, standardOutput: .capture, standardError: .discard)
+        else { return nil }
+        guard let output = process.collectOutput(within: timeout)?.output,
+            process.waitForExit(within: timeout) == 0
+        else {
+            process.send(SIGKILL)  // a helper that hangs past the time limit
+            process.waitForExit()
             return nil
         }
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The first executable named `name` on PATH (or the usual system directories).

@@ -1,7 +1,8 @@
 // `polyvoice doctor --network`: from where it runs, can a call reach the bridge, and which paths work?
 // The bridge's REST API (a provision, then its DELETE), each STUN server it hands out (server-reflexive
 // address) and each TURN server (an allocation with the call's credentials), plus `--ice-server`s.
-import Foundation
+import Dispatch
+import FoundationEssentials
 import PolyNet
 import PolySignaling
 import PolyVoice
@@ -34,9 +35,9 @@ enum NetworkChecks {
                 .pass(
                     group, "bridge \(bridge.host ?? "")",
                     String(
-                        format: "provisioned a call in %.0f ms; it hands out %d STUN/TURN entr%@",
-                        Date().timeIntervalSince(began) * 1000, call.iceServers.count,
-                        call.iceServers.count == 1 ? "y" : "ies")))
+                        cFormat: "provisioned a call in %.0f ms; it hands out %ld STUN/TURN entr",
+                        Date().timeIntervalSince(began) * 1000, call.iceServers.count)
+                        + (call.iceServers.count == 1 ? "y" : "ies")))
             servers = call.iceServers + servers
         case .failure(let error):
             checks.append(
@@ -80,9 +81,8 @@ enum NetworkChecks {
             }
             return .pass(
                 group, name,
-                String(
-                    format: "server-reflexive address %@ (%.0f ms)", "\(mapped)", Date().timeIntervalSince(began) * 1000
-                ))
+                "server-reflexive address \(mapped) "
+                    + String(cFormat: "(%.0f ms)", Date().timeIntervalSince(began) * 1000))
         case .turn, .turns:
             guard transport == "udp" || transport == "tcp" else {
                 return .problem(
@@ -101,9 +101,10 @@ enum NetworkChecks {
             func relayed(_ address: TransportAddress) -> DoctorCheck {
                 .pass(
                     group, name,
-                    String(
-                        format: "relay %@ (%.0f ms): calls work even where direct UDP is blocked", "\(address)",
-                        Date().timeIntervalSince(began) * 1000))
+                    "relay \(address) "
+                        + String(
+                            cFormat: "(%.0f ms): calls work even where direct UDP is blocked",
+                            Date().timeIntervalSince(began) * 1000))
             }
             guard transport == "tcp" else {
                 switch try? NetworkProbe.turnAllocation(configuration) {

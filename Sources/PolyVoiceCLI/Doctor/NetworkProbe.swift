@@ -1,6 +1,6 @@
 // `doctor --network`'s probes: one STUN binding and one TURN allocation from this machine over a real UDP
 // socket, driven by a small blocking loop (doctor runs one check at a time; it needs no event loop).
-import Foundation
+import Glibc
 import PolyCore
 import PolyNet
 

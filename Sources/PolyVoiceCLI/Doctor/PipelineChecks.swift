@@ -1,6 +1,6 @@
 // End-to-end checks that need no device: a tone through codec + lossy network + jitter buffer, and UDP on
 // 127.0.0.1. Also the optional tools (espeak-ng, the venv's quality scorers).
-import Foundation
+import Glibc
 import PolyAudio
 import PolyCore
 import PolyNet
@@ -24,7 +24,7 @@ enum PipelineChecks {
             let level = LevelMeter.measure(Array(middle)).rmsDBFS
             let stats = result.statistics
             let detail = String(
-                format: "1000 Hz tone came back at %.1f Hz, %.1f dBFS (%d/%d packets lost, %d FEC-recovered)",
+                cFormat: "1000 Hz tone came back at %.1f Hz, %.1f dBFS (%ld/%ld packets lost, %ld FEC-recovered)",
                 frequency, level, stats.packetsLost, stats.packetsSent, stats.fecRecovered)
             guard abs(frequency - 1000) < 10, level > -30 else {
                 return .problem(group, name, required: true, detail, fix: fix)
@@ -97,6 +97,6 @@ enum ToolChecks {
         guard let output = DoctorShell.run(python, ["-c", probe], timeout: 20) else {
             return .problem(group, name, required: false, "\(python) cannot import pesq and pystoi", fix: fix)
         }
-        return .pass(group, name, "\(python) (\(output.trimmingCharacters(in: .whitespacesAndNewlines)))")
+        return .pass(group, name, "\(python) (\(output.trimmingWhitespace()))")
     }
 }

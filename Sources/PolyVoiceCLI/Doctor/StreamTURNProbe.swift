@@ -1,7 +1,7 @@
 // `doctor --network`'s TURN allocation over TCP or TLS: the stream a call's relay uses (`RelayStreamConnection`
 // on the shared event loop, TLS for `turns:` verified as a call verifies it), the TURN client framing STUN
 // over it. The doctor waits for the outcome; everything else happens on the loop thread.
-import Foundation
+import Dispatch
 import PolyCore
 import PolyNet
 import PolySession

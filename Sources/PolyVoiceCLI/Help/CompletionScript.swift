@@ -1,7 +1,6 @@
 // bash and zsh completion made from the help texts (`polyvoice help --completion bash|zsh`): commands,
 // each command's options, file names where an option takes a file, and for --input/--output the device
 // names `polyvoice devices --names` prints at the moment of completion.
-import Foundation
 
 enum CompletionScript {
     static func bash(commands: [Subcommand]) -> String {
@@ -101,6 +100,6 @@ enum CompletionScript {
     /// Text safe inside a single-quoted _arguments spec: no quotes, brackets or colons.
     private static func zshText(_ text: String) -> String {
         let cleaned = text.map { "'[]:\\`$".contains($0) ? " " : $0 }
-        return String(String(cleaned).prefix(70)).trimmingCharacters(in: .whitespaces)
+        return String(String(cleaned).prefix(70)).trimmingWhitespace()
     }
 }

@@ -1,6 +1,5 @@
 // The options a command's help text documents, read back from that text so completion scripts list
 // exactly what `--help` shows (and cannot drift from it).
-import Foundation
 
 struct HelpOption: Equatable {
     let name: String
@@ -22,7 +21,7 @@ enum HelpOptions {
             if !found.contains(where: { $0.name == option.name }) { found.append(option) }
         }
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingWhitespace()
             if trimmed.hasPrefix("Usage:") || trimmed.hasPrefix("polyvoice ") || trimmed.hasPrefix("[") {
                 for option in usageOptions(trimmed) { add(option) }
             } else if line.hasPrefix("  "), let option = tableOption(trimmed) {
@@ -33,7 +32,7 @@ enum HelpOptions {
         return found.map { option in
             guard option.summary.isEmpty else { return option }
             for line in help.split(separator: "\n") where line.hasPrefix("  ") {
-                if let better = tableOption(line.trimmingCharacters(in: .whitespaces)), better.name == option.name {
+                if let better = tableOption(line.trimmingWhitespace()), better.name == option.name {
                     return better
                 }
             }
@@ -56,12 +55,12 @@ enum HelpOptions {
             metavar = String(word)
             rest = rest.dropFirst(word.count + 1)
         }
-        return HelpOption(name: name, metavar: metavar, summary: rest.trimmingCharacters(in: .whitespaces))
+        return HelpOption(name: name, metavar: metavar, summary: rest.trimmingWhitespace())
     }
 
     /// Options mentioned in a usage line: `--name`, `--name VALUE` or `[--name VALUE]`.
     private static func usageOptions(_ line: String) -> [HelpOption] {
-        let words = line.split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]()|.")) }
+        let words = line.split(separator: " ").map { $0.trimming { "[]()|.".contains($0) } }
         var options: [HelpOption] = []
         for (index, word) in words.enumerated() where word.hasPrefix("--") && word.count > 2 {
             let name = String(word.prefix { $0 != "=" })

@@ -4,7 +4,6 @@
 // The help texts share one layout, which maps onto man sections: "Usage:" lines → SYNOPSIS; the text
 // after it → DESCRIPTION; a line like "Options:" → a section of that name; an indented block (option
 // tables, examples) → verbatim; "Exit codes: …" → EXIT STATUS.
-import Foundation
 
 enum ManPage {
     /// polyvoice(1), from the top-level help.
@@ -45,10 +44,10 @@ enum ManPage {
             verbatim = false
         }
         for line in lines {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingWhitespace()
             if line.hasPrefix("Usage:") {
                 open("Synopsis")
-                out += [".nf", escape(trimmed.dropFirst("Usage:".count).trimmingCharacters(in: .whitespaces))]
+                out += [".nf", escape(trimmed.dropFirst("Usage:".count).trimmingWhitespace())]
                 verbatim = false
                 section = "Synopsis-open"
                 continue
@@ -64,7 +63,7 @@ enum ManPage {
             }
             if line.hasPrefix("Exit codes:") {
                 open("Exit status")
-                out.append(escape(trimmed.dropFirst("Exit codes:".count).trimmingCharacters(in: .whitespaces)))
+                out.append(escape(trimmed.dropFirst("Exit codes:".count).trimmingWhitespace()))
                 continue
             }
             if isHeading(line) {
@@ -88,7 +87,7 @@ enum ManPage {
         closeVerbatim()
         out += [
             ".SH SEE ALSO",
-            seeAlso.map { escape($0).replacingOccurrences(of: "(1)", with: "\\fR(1)") }
+            seeAlso.map { escape($0).replacing("(1)", with: "\\fR(1)") }
                 .map { "\\fB" + $0 }.joined(separator: ",\n"),
         ]
         // Empty paragraphs right after a heading or before another one are noise groff warns about, and
@@ -119,7 +118,7 @@ enum ManPage {
             case "\\": out += "\\e"
             case "-": out += "\\-"
             case _ where scalar.value > 0x7E:
-                out += "\\[u" + String(format: "%04X", scalar.value) + "]"
+                out += "\\[u" + String(cFormat: "%04X", scalar.value) + "]"
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -1,5 +1,5 @@
 // The loopback's ends: the WAV file, stream, null or device an `AudioEndpointArgument` names.
-import Foundation
+import FoundationEssentials
 import PolyAudio
 
 enum LoopbackEndpoint {

@@ -1,6 +1,7 @@
 // The real-time shell of the loopback: a wall-clock 20 ms tick drives source → pipeline → sink until the
 // duration is up or Ctrl-C.
-import Foundation
+import Dispatch
+import Glibc
 import PolyAudio
 import PolyCore
 import PolyVoiceTesting

@@ -1,5 +1,5 @@
 // How a signal that went through a call compares with what was sent: delay, correlation, SNR.
-import Foundation
+import Glibc
 
 /// The alignment of a degraded signal against its reference, found by FFT cross-correlation.
 public struct AudioComparison: Sendable, Equatable {

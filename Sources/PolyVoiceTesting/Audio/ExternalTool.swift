@@ -1,5 +1,7 @@
 // Running the command-line tools tests rely on (espeak-ng, sox, the venv's Python) and finding the repository.
-import Foundation
+import FoundationEssentials
+import Glibc
+import PolyCore
 
 /// A tool exited with a failure status or could not be started.
 public struct ExternalToolError: Error, CustomStringConvertible {
@@ -14,35 +16,20 @@ enum ExternalTool {
     /// Runs `executable` (a path, or a name looked up in PATH) and returns its standard output.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        if executable.contains("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
-        }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
         let command = ([executable] + arguments).joined(separator: " ")
+        let process: ChildProcess
         do {
-            try process.run()
+            process = try ChildProcess(executable, arguments, standardOutput: .capture, standardError: .capture)
         } catch {
-            throw ExternalToolError(command: command, status: -1, standardError: "\(error)")
+            throw ExternalToolError(command: command, status: -1, standardError: error.description)
         }
-        // Read stderr on another thread so neither pipe can fill up and stall the tool.
-        let errorText = ErrorCollector()
-        let reader = Thread { errorText.set(errors.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stderr = errorText.wait()
-        guard process.terminationStatus == 0 else {
-            throw ExternalToolError(command: command, status: process.terminationStatus, standardError: stderr)
+        let (output, errors) = process.collectOutput()
+        let status = process.waitForExit()
+        guard status == 0 else {
+            throw ExternalToolError(
+                command: command, status: status, standardError: String(decoding: errors, as: UTF8.self))
         }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The directory holding Package.swift, walking up from `start`.
@@ -67,22 +54,5 @@ enum ExternalTool {
             if let root = repositoryRoot(from: candidate) { return root }
         }
         throw ExternalToolError(command: "find Package.swift", status: -1, standardError: "no repository root found")
-    }
-}
-
-/// Hands the standard error text from the reader thread to the waiting one.
-private final class ErrorCollector: @unchecked Sendable {
-    // Written once by the reader thread before `done` is signalled; read only after the wait.
-    private var text = ""
-    private let done = DispatchSemaphore(value: 0)
-
-    func set(_ data: Data) {
-        text = String(decoding: data, as: UTF8.self)
-        done.signal()
-    }
-
-    func wait() -> String {
-        done.wait()
-        return text
     }
 }

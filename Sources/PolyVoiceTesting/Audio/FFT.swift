@@ -1,5 +1,5 @@
 // A small radix-2 complex FFT, enough for cross-correlating test signals in O(n log n).
-import Foundation
+import Glibc
 
 enum FFT {
     /// The smallest power of two ≥ `count`.

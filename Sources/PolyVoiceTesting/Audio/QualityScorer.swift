@@ -1,5 +1,5 @@
 // PESQ and STOI of a recording against its reference, via scripts/quality.py in the project's venv.
-import Foundation
+import FoundationEssentials
 
 /// Perceptual scores of a degraded speech file against its reference (after alignment).
 public struct QualityScore: Sendable, Equatable, Decodable {

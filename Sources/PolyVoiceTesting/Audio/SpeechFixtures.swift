@@ -1,5 +1,6 @@
 // Reproducible speech for tests and demos: espeak-ng text-to-speech, converted by sox, cached on disk.
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Generates (once) and caches speech WAV files: 16-bit mono PCM at the requested rate.
 public struct SpeechFixtures: Sendable {

@@ -1,5 +1,5 @@
 // The frequency of a test tone after it went through a codec and a lossy network.
-import Foundation
+import Glibc
 
 /// Spectral checks on test tones.
 public enum ToneAnalysis {

@@ -1,5 +1,5 @@
 // A real UDP relay that impairs traffic like netem would, for tests on sockets (this kernel has no netem).
-import Foundation
+import Dispatch
 import PolyCore
 import PolyNet
 import Synchronization

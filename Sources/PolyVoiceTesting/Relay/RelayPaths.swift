@@ -1,6 +1,5 @@
 // The relay's per-loop-thread state: the impairment of each direction (shared by all clients, or one copy per
 // client) and one upstream socket per client.
-import Foundation
 import PolyCore
 import PolyNet
 import Synchronization

@@ -1,7 +1,9 @@
 // A real coturn (Debian's `turnserver`) as a child process on 127.0.0.1 for tests: a free port (UDP and TCP),
 // optionally TLS on a second port with a fresh self-signed EC certificate for IP 127.0.0.1, a random TURN
 // REST-API secret, loopback peers allowed, state in a scratch folder removed on deinit.
-import Foundation
+import FoundationEssentials
+import Glibc
+import PolyCore
 import PolyNet
 
 /// One `turnserver` process with TURN REST-API credentials (`use-auth-secret`).
@@ -13,14 +15,19 @@ public final class CoturnServer: @unchecked Sendable {
     /// The self-signed certificate (PEM) the TLS port serves: trust it as a CA file to verify the server.
     public var certificatePath: String { directory.appendingPathComponent("cert.pem").path }
     /// The `static-auth-secret` (random per server).
-    public let secret = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    public let secret = (0..<16).map { _ in String(cFormat: "%02x", UInt8.random(in: 0...255)) }.joined()
     public let realm = "polyvoice.test"
-    private let process = Process()
+    private let process: ChildProcess
     private let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "pv-coturn-\(UUID().uuidString)")
 
     public struct NotInstalled: Error, CustomStringConvertible {
         public let description = "/usr/bin/turnserver is missing: install coturn (scripts/setup.sh does)"
+    }
+
+    /// coturn or openssl did not do what the test needs.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Starts `/usr/bin/turnserver` (scripts/setup.sh installs coturn) and waits until its TCP (and TLS)
@@ -41,28 +48,25 @@ public final class CoturnServer: @unchecked Sendable {
         if let tlsPort {
             try Self.makeCertificate(in: directory, ip: "127.0.0.1")
             arguments += [
-                "--cert=\(certificatePath)", "--pkey=\(directory.appendingPathComponent("key.pem").path)",
+                "--cert=\(directory.appendingPathComponent("cert.pem").path)",
+                "--pkey=\(directory.appendingPathComponent("key.pem").path)",
                 "--tls-listening-port=\(tlsPort)",
             ]
         } else {
             arguments.append("--no-tls")
         }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/turnserver")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            "/usr/bin/turnserver", arguments, standardOutput: .discard, standardError: .discard)
         for listening in [port] + (tlsPort.map { [$0] } ?? []) {
             guard Self.waitForTCP(port: listening, timeout: 5) else {
-                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "coturn is not listening"])
+                throw Failure(description: "coturn is not listening")
             }
         }
     }
 
     deinit {
-        // SIGKILL: the child inherits the test runner's signal mask, in which SIGTERM may be blocked.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)  // nothing of coturn's state is kept
+        process.waitForExit()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -80,21 +84,14 @@ public final class CoturnServer: @unchecked Sendable {
     /// `openssl req`: `key.pem`, a P-256 key, and `cert.pem`, a self-signed certificate whose subjectAltName is
     /// IP `ip`, in `directory`.
     public static func makeCertificate(in directory: URL, ip: String) throws {
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
+        let arguments = [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
             "-subj", "/CN=polyvoice test TURN", "-addext", "subjectAltName=IP:\(ip)",
             "-keyout", directory.appendingPathComponent("key.pem").path,
             "-out", directory.appendingPathComponent("cert.pem").path,
         ]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl req failed"])
-        }
+        let openssl = try ChildProcess("/usr/bin/openssl", arguments, standardOutput: .discard, standardError: .discard)
+        guard openssl.waitForExit() == 0 else { throw Failure(description: "openssl req failed") }
     }
 
     /// Blocking connect probes (test setup, not on an event loop) until 127.0.0.1:`port` accepts.
@@ -113,7 +110,7 @@ public final class CoturnServer: @unchecked Sendable {
             }
             close(descriptor)
             if connected { return true }
-            Thread.sleep(forTimeInterval: 0.02)
+            DetachedThread.sleep(seconds: 0.02)
         }
         return false
     }

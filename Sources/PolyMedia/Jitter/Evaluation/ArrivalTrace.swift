@@ -1,5 +1,4 @@
 // Packet arrival traces for trace-driven evaluation: CSV `seq,send_ms,arrival_ms` (empty arrival = lost).
-import Foundation
 
 /// Why a trace file could not be read.
 public struct ArrivalTraceError: Error, Equatable, CustomStringConvertible {
@@ -30,10 +29,10 @@ public struct ArrivalTrace: Sendable, Equatable {
     public init(csv: String) throws(ArrivalTraceError) {
         var entries: [Entry] = []
         for (number, rawLine) in csv.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingWhitespace()
             if line.isEmpty || (number == 0 && line.hasPrefix("seq")) { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: .whitespaces)
+                $0.trimmingWhitespace()
             }
             guard fields.count == 3, let sequence = Int(fields[0]), let send = Double(fields[1]) else {
                 throw ArrivalTraceError(line: number + 1, problem: "expected seq,send_ms,arrival_ms")
@@ -54,8 +53,8 @@ public struct ArrivalTrace: Sendable, Equatable {
     public var csv: String {
         var text = "seq,send_ms,arrival_ms\n"
         for entry in entries {
-            let arrival = entry.arrivalMs.map { String(format: "%.3f", $0) } ?? ""
-            text += "\(entry.sequence),\(String(format: "%.3f", entry.sendMs)),\(arrival)\n"
+            let arrival = entry.arrivalMs.map { String(cFormat: "%.3f", $0) } ?? ""
+            text += "\(entry.sequence),\(String(cFormat: "%.3f", entry.sendMs)),\(arrival)\n"
         }
         return text
     }

@@ -3,7 +3,7 @@
 //
 // Every model draws its parameters per seed (base delay, time constants, depths), so the seeds of one family are
 // different networks of the same kind, not one network with different noise.
-import Foundation
+import Glibc
 import PolyCore
 
 /// The per-family generators behind `TraceProfile`'s mechanism families.

@@ -1,7 +1,6 @@
 // Replays another buffer's playout decisions (recorded offline, e.g. from aiortc or baresip's jbuf) through Opus,
 // so every buffer in an evaluation is decoded by the same decoder.
 
-import Foundation
 /// A recorded playout: at each 20 ms slot, which packet was decoded, or PLC, or silence.
 public struct PlayoutSchedule: Sendable, Equatable {
     public enum Action: Sendable, Equatable {
@@ -22,10 +21,10 @@ public struct PlayoutSchedule: Sendable, Equatable {
     public init(csv: String) throws(ArrivalTraceError) {
         var slots: [Slot] = []
         for (number, rawLine) in csv.split(separator: "\n").enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("play_ms") { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: .whitespaces)
+                $0.trimmingWhitespace()
             }
             guard fields.count == 2, let play = Double(fields[0]) else {
                 throw ArrivalTraceError(line: number + 1, problem: "expected play_ms,seq")
