@@ -1,6 +1,7 @@
 // Waiting for Ctrl-C / SIGTERM in long-running commands (bridge, impair).
 import FoundationEssentials
 import Glibc
+import PolyCore
 
 /// SIGINT and SIGTERM, held from the moment this is made until `wait` takes them. Make it first, before the
 /// command starts threads (they inherit the blocked mask) and before it announces readiness ("listening on
@@ -23,7 +24,7 @@ final class TerminationSignals {
             var timeout = timespec()
             if let end {
                 let left = max(0, end.timeIntervalSinceNow)
-                timeout = timespec(tv_sec: Int(left), tv_nsec: Int((left - left.rounded(.down)) * 1e9))
+                timeout = timespec(seconds: left)
             }
             let taken = end == nil ? sigwaitinfo(&signals, nil) : sigtimedwait(&signals, nil, &timeout)
             if taken >= 0 || errno != EINTR { return }  // a signal, or the time is up (EAGAIN)

@@ -1,6 +1,7 @@
 // The agent's voice (or any sink audio) recorded to a 48 kHz mono 16-bit WAV file as it arrives.
 import FoundationEssentials
 import Glibc
+import PolyCore
 import Synchronization
 
 /// Writes 48 kHz mono 16-bit WAV, streaming: samples go straight to the file; `close` fills in the
@@ -97,17 +98,9 @@ public final class WAVFileSink: AudioFrameSink, @unchecked Sendable {
 
     /// Writes all of `bytes` unless an error stops it; returns how many were written.
     private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var done = 0
-        while done < bytes.count {
-            let result = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else {
-                fail(result == 0 ? ENOSPC : errno)
-                return done
-            }
-            done += result
-        }
-        return done
+        let (written, error) = FileBytes.writeAll(bytes, to: descriptor)
+        if let error { fail(error) }
+        return written
     }
 
     /// Keeps the first error (only the writing thread calls this).

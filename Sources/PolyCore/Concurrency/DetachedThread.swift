@@ -27,7 +27,7 @@ public enum DetachedThread {
 
     /// Sleeps the calling thread (never a task of the cooperative pool).
     public static func sleep(seconds: Double) {
-        var remaining = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var remaining = timespec(seconds: seconds)
         var request = remaining
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }

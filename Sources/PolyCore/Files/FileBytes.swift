@@ -31,17 +31,24 @@ public enum FileBytes {
     public static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Failure(errno: errno) }
-        var remaining = bytes[...]
-        while !remaining.isEmpty {
-            let count = remaining.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let failure = Failure(errno: errno)
-                close(descriptor)
-                throw failure
-            }
-            remaining = remaining.dropFirst(count)
+        if let code = bytes.withUnsafeBytes({ writeAll($0, to: descriptor).error }) {
+            close(descriptor)
+            throw Failure(errno: code)
         }
         guard close(descriptor) == 0 else { throw Failure(errno: errno) }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes; how many were written and,
+    /// if it stopped short, why (errno; a write that took nothing counts as ENOSPC). Allocates nothing.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> (written: Int, error: Int32?)
+    {
+        var done = 0
+        while done < bytes.count {
+            let result = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else { return (done, result == 0 ? ENOSPC : errno) }
+            done += result
+        }
+        return (done, nil)
     }
 }

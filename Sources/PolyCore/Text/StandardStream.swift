@@ -6,13 +6,10 @@ public enum StandardStream: Sendable {
     case output, error
 
     public func write(_ text: String) {
-        let descriptor = self == .output ? STDOUT_FILENO : STDERR_FILENO
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }  // a closed pipe or a full disk: the rest is dropped
-            bytes = bytes.dropFirst(written)
+        var text = text
+        // A closed pipe or a full disk: the rest is dropped.
+        text.withUTF8 {
+            _ = FileBytes.writeAll(UnsafeRawBufferPointer($0), to: self == .output ? STDOUT_FILENO : STDERR_FILENO)
         }
     }
 }

@@ -83,6 +83,7 @@ import Testing
     @Test func fileBytesErrorsAreTheSystemsWords() {
         #expect(throws: FileBytes.Failure(errno: ENOENT)) { try FileBytes.read("/nonexistent/polyvoice") }
         #expect(throws: FileBytes.Failure(errno: EISDIR)) { try FileBytes.write([1], to: "/tmp") }
+        #expect(throws: FileBytes.Failure(errno: ENOSPC)) { try FileBytes.write([1, 2, 3], to: "/dev/full") }
         #expect(FileBytes.Failure(errno: ENOENT).reason == "No such file or directory")
     }
 }
