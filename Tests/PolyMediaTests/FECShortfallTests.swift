@@ -80,3 +80,24 @@ import Testing
         #expect(monitor.extraMilliseconds(atMs: 1_000_000) == 0)
     }
 }
+
+@Suite struct FECShortfallBufferTests {
+    @Test func onAQuietPathTheFirstMissTeachesTheBufferToWaitForTheNextPacketsFEC() {
+        // 20 ms packets, 30 ms on the way with 0–4 ms of jitter; from 12 s on, every 50th packet is lost. Playout
+        // has settled at its lowest delay by then, where the packet after a loss arrives after the lost one is due.
+        var random = SeededRandom(seed: 21)
+        let packets = (0..<1500).map { k in
+            TracePacket(index: k, arrivalMs: k >= 600 && k % 50 == 10 ? nil : Double(k) * 20 + 30 + random.unit() * 4)
+        }
+        let losses = packets.filter { $0.arrivalMs == nil }.count
+        let run = runTrace(packets, durationMs: 30_300)
+        #expect(losses == 18)
+        // Without the rule none of them was recovered (the level control kept the delay just below what FEC needs).
+        #expect(run.statistics.fecPacketsRecovered >= UInt64(losses - 2))
+        #expect(run.statistics.concealmentEvents <= 3)
+        #expect(run.statistics.latePackets == 0)
+        // The extra hold is kept while it is used, then decays to the plain FEC hold once no next packet comes late.
+        #expect(run.targetMs[1400] > 40)
+        #expect(run.targetMs.last! <= 32)
+    }
+}

@@ -347,9 +347,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
                 TimeStretcher.merge(history: UnsafeBufferPointer(history.samples), into: block, fade: 240)
             }
             endConcealment()
-            filteredLevel = Double(playoutDelaySamples)  // concealing moved the delay at once, not slowly
             operation = .merge
             appendOutput(UnsafeBufferPointer(block))
+            // Concealing moved the delay at once, not slowly. Measured with the block queued: the next sample to
+            // decode (the block's end) plays after it.
+            filteredLevel = Double(playoutDelaySamples)
         } else {
             let (stretched, op) = stretchIfNeeded(UnsafeBufferPointer(block))
             operation = op
