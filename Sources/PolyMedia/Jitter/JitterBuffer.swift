@@ -141,12 +141,13 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             resetStream()
             timestamp = unwrap(rtpTimestamp)
         }
+        let carriesFEC = decoder.carriesFEC(payload)
         if timestamp >= highestTimestamp ?? timestamp {
             highestTimestamp = timestamp
             highestRTPTimestamp = rtpTimestamp
-            streamCarriesFEC = decoder.carriesFEC(payload)
+            streamCarriesFEC = carriesFEC
         }
-        if decoder.carriesFEC(payload) { statistics.fecPacketsReceived += 1 }
+        if carriesFEC { statistics.fecPacketsReceived += 1 }
         if let dry = dryRange, timestamp < dry.upperBound, timestamp + Int64(packetSamples) > dry.lowerBound {
             lastUnderflowLate = now
         }
