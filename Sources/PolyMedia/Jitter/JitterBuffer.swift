@@ -25,6 +25,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     private var estimator = DelayEstimator()
     private var lateLoss = LateLossMonitor()
+    private var fecShortfall = FECShortfallMonitor()
+    /// Whether the newest packet carried in-band FEC (the stream's sender has it on).
+    private var streamCarriesFEC = false
     private var store: PacketStore
     private var queue: SampleQueue
     private let history = ScratchBuffer(count: 960)
@@ -138,11 +141,13 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             resetStream()
             timestamp = unwrap(rtpTimestamp)
         }
+        let carriesFEC = decoder.carriesFEC(payload)
         if timestamp >= highestTimestamp ?? timestamp {
             highestTimestamp = timestamp
             highestRTPTimestamp = rtpTimestamp
+            streamCarriesFEC = carriesFEC
         }
-        if decoder.carriesFEC(payload) { statistics.fecPacketsReceived += 1 }
+        if carriesFEC { statistics.fecPacketsReceived += 1 }
         if let dry = dryRange, timestamp < dry.upperBound, timestamp + Int64(packetSamples) > dry.lowerBound {
             lastUnderflowLate = now
         }
@@ -160,6 +165,10 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             !flushed && !duplicate && mode == .playing && timestamp < playPosition
             && (decodedEnd.map { timestamp >= $0 } ?? true)
         if late, lateArrivalRaisesTarget(timestamp) { tooOld = false }
+        if !duplicate {
+            fecShortfall.arrival(
+                timestamp: timestamp, packetSamples: packetSamples, atMs: now.milliseconds, packetMs: packetMilliseconds)
+        }
         guard !tooOld, !duplicate else {
             statistics.packetsDiscarded += 1
             if tooOld, !flushed { noteLateArrival() }
@@ -258,6 +267,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             lastLoss = now
             let gap = Int(next.timestamp - playPosition)
             if gap == packetSamples, let recovered = recoverFromFEC(next) { return recovered }
+            if gap > packetSamples { noteConcealedWithoutNext() }
             conceal(min(configuration.frameSamples, gap), advance: true)
             return .expand
         }
@@ -270,6 +280,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let mayWait = underflowsRepeat && heldHeadroom + waitedForLate + n <= limits.maximumHeadroomSamples
         let waitLimit = mayWait ? max(limits.stallLimitSamples, packetSamples) : limits.stallLimitSamples
         let advance = stalled >= waitLimit
+        noteConcealedWithoutNext()
         if advance {
             let start = dryRange.map { $0.upperBound == playPosition ? $0.lowerBound : playPosition } ?? playPosition
             dryRange = start..<(playPosition + Int64(n))
@@ -337,9 +348,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
                 TimeStretcher.merge(history: UnsafeBufferPointer(history.samples), into: block, fade: 240)
             }
             endConcealment()
-            filteredLevel = Double(playoutDelaySamples)  // concealing moved the delay at once, not slowly
             operation = .merge
             appendOutput(UnsafeBufferPointer(block))
+            // Concealing moved the delay at once, not slowly. Measured with the block queued: the next sample to
+            // decode (the block's end) plays after it.
+            filteredLevel = Double(playoutDelaySamples)
         } else {
             let (stretched, op) = stretchIfNeeded(UnsafeBufferPointer(block))
             operation = op
@@ -435,6 +448,14 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         lastLate = now
     }
 
+    /// Playout is about to conceal from `playPosition` with the next packet not there: if the stream carries FEC and
+    /// a packet starts here, the next packet's arrival will say how much more delay recovering this one needed
+    /// (in a burst of losses, only the last packet's is ever recoverable).
+    private mutating func noteConcealedWithoutNext() {
+        guard streamCarriesFEC, let decodedEnd, (playPosition - decodedEnd) % Int64(packetSamples) == 0 else { return }
+        fecShortfall.concealedWithoutNext(nextTimestamp: playPosition + Int64(packetSamples), atMs: now.milliseconds)
+    }
+
     // MARK: Concealment
 
     private mutating func conceal(_ count: Int, advance: Bool) {
@@ -525,6 +546,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         store.removeAll()
         decoder.reset()
         estimator.resetReference()
+        fecShortfall.resetStream()
         highestTimestamp = nil
         decodedEnd = nil
         discardBefore = nil
@@ -573,6 +595,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
                 reordering
                 ? max(configuration.fecHoldFraction, configuration.reorderHoldFraction) : configuration.fecHoldFraction
             ms += max(packetMilliseconds * fraction, packetMilliseconds - estimator.requiredMilliseconds)
+            ms += fecShortfall.extraMilliseconds(atMs: now.milliseconds)
         }
         ms = max(ms, lateLoss.floorMilliseconds(atMs: now.milliseconds))
         let bounded = min(max(ms, limits.minimumDelayMilliseconds), limits.maximumDelayMilliseconds)

@@ -1,0 +1,71 @@
+// The jitter buffer's feedback on in-band FEC: was the next packet there when a lost one was due?
+//
+// Opus carries a low-bitrate copy of each packet in the next one, so a loss is recovered only if packet n+1 is
+// buffered when packet n is due. The FEC hold after a loss makes room for it, but how much room playout really keeps
+// varies: the level control lets the delay sit anywhere in a band below the target. When packet n+1 arrives after n
+// was concealed (and still in time to be played itself), it says by how much the delay fell short of recovering n.
+// The hold then grows by that shortfall plus a margin, at once, and after `hold` without another miss falls by
+// `decayPerSecond`: up quickly, down slowly, as the late-loss floor does for packets that miss their own slot.
+
+/// Learns how much delay after a loss in-band FEC needs, from the next packets that came too late for it; sans-IO.
+struct FECShortfallMonitor {
+    /// Added on top of the shortfall seen (ms): the next packet after a later loss is rarely exactly as late.
+    static let marginMilliseconds = 5.0
+    /// The most the hold may grow by (ms): two packets, beyond which the delay costs more than FEC saves.
+    static let maximumMilliseconds = 40.0
+    /// The extra hold stays this long (ms) after it was last raised, then decays.
+    static let holdMilliseconds = 8000.0
+    /// How fast the extra hold falls after that, ms per second.
+    static let decayPerSecond = 5.0
+
+    private var extra = 0.0
+    private var raisedAt = -Double.infinity
+    /// The packet whose FEC would have recovered the concealed one, and when the concealment began (ms).
+    private var awaited: (timestamp: Int64, concealedAtMs: Double)?
+    /// The concealed packet behind the last raise, and by how much it raised the hold: if it arrives after all (its
+    /// successor overtook it), it was late, not lost, and the raise is taken back.
+    private var lastRaise: (concealedTimestamp: Int64, milliseconds: Double)?
+    /// How many next packets arrived too late for FEC and raised the hold.
+    private(set) var misses = 0
+
+    /// Playout began concealing a packet at `nowMs` because neither it nor the next packet (timestamp
+    /// `nextTimestamp`, in output samples) was there.
+    mutating func concealedWithoutNext(nextTimestamp: Int64, atMs nowMs: Double) {
+        guard awaited?.timestamp != nextTimestamp else { return }  // still waiting for it: keep when that began
+        awaited = (nextTimestamp, nowMs)
+    }
+
+    /// A packet with `timestamp` arrived at `nowMs` (`packetSamples` long). If it is the one a concealment waited
+    /// for, and no more than `packetMs` after the concealment began (later, it missed its own slot: a late loss, not
+    /// a FEC miss), the extra hold grows by how late it was for FEC. If it is the concealed packet itself, that was
+    /// late, not lost (a stall or a delay step, which the late-loss floor answers): nothing is learned.
+    mutating func arrival(timestamp: Int64, packetSamples: Int, atMs nowMs: Double, packetMs: Double) {
+        if let lastRaise, lastRaise.concealedTimestamp == timestamp {
+            extra = max(0, extraMilliseconds(atMs: nowMs) - lastRaise.milliseconds)
+            self.lastRaise = nil
+            misses -= 1
+        }
+        guard let awaited else { return }
+        let concealed = awaited.timestamp - Int64(packetSamples)
+        if timestamp == concealed { self.awaited = nil }
+        guard timestamp == awaited.timestamp else { return }
+        self.awaited = nil
+        let shortfall = nowMs - awaited.concealedAtMs
+        guard shortfall >= 0, shortfall <= packetMs else { return }
+        let before = extraMilliseconds(atMs: nowMs)
+        extra = min(Self.maximumMilliseconds, before + shortfall + Self.marginMilliseconds)
+        raisedAt = nowMs
+        lastRaise = (concealed, extra - before)
+        misses += 1
+    }
+
+    /// Forgets a pending concealment (the stream restarted).
+    mutating func resetStream() { awaited = nil }
+
+    /// The extra FEC hold at `nowMs` (0 when no next packet came too late).
+    func extraMilliseconds(atMs nowMs: Double) -> Double {
+        let decaying = nowMs - raisedAt - Self.holdMilliseconds
+        guard decaying > 0 else { return extra }
+        return max(0, extra - decaying / 1000 * Self.decayPerSecond)
+    }
+}
