@@ -6,78 +6,65 @@ import Testing
 @testable import PolyMedia
 
 @Suite struct FECShortfallMonitorTests {
-    private let packetMs = 20.0
+    /// A monitor that saw the packet before `next` concealed at `concealedAt` ms, then `arrivals` (timestamp, ms).
+    private func afterConcealment(
+        next: Int64 = 1920, concealedAt: Double = 1000, arrivals: [(timestamp: Int64, ms: Double)],
+        into monitor: FECShortfallMonitor = FECShortfallMonitor()
+    ) -> FECShortfallMonitor {
+        var monitor = monitor
+        monitor.concealedWithoutNext(nextTimestamp: next, atMs: concealedAt)
+        for arrival in arrivals {
+            monitor.arrival(timestamp: arrival.timestamp, packetSamples: 960, atMs: arrival.ms, packetMs: 20)
+        }
+        return monitor
+    }
+
+    private let margin = FECShortfallMonitor.marginMilliseconds
 
     @Test func theNextPacketArrivingLateForFECRaisesTheHoldByItsShortfall() {
-        var monitor = FECShortfallMonitor()
-        monitor.concealedWithoutNext(nextTimestamp: 1920, atMs: 1000)
-        monitor.arrival(timestamp: 1920, packetSamples: 960, atMs: 1007, packetMs: packetMs)
+        var monitor = afterConcealment(arrivals: [(1920, 1007)])
         #expect(monitor.misses == 1)
-        #expect(monitor.extraMilliseconds(atMs: 1007) == 7 + FECShortfallMonitor.marginMilliseconds)
+        #expect(monitor.extraMilliseconds(atMs: 1007) == 7 + margin)
         // A second miss adds to the hold already in force (it was not enough), up to the most it may grow.
-        monitor.concealedWithoutNext(nextTimestamp: 9600, atMs: 2000)
-        monitor.arrival(timestamp: 9600, packetSamples: 960, atMs: 2004, packetMs: packetMs)
-        #expect(monitor.extraMilliseconds(atMs: 2004) == 7 + 4 + 2 * FECShortfallMonitor.marginMilliseconds)
+        monitor = afterConcealment(next: 9600, concealedAt: 2000, arrivals: [(9600, 2004)], into: monitor)
+        #expect(monitor.extraMilliseconds(atMs: 2004) == 7 + 4 + 2 * margin)
         for k in 0..<10 {
             let next = Int64(20_000 + k * 960)
-            monitor.concealedWithoutNext(nextTimestamp: next, atMs: 3000 + Double(k) * 100)
-            monitor.arrival(timestamp: next, packetSamples: 960, atMs: 3019 + Double(k) * 100, packetMs: packetMs)
+            let at = 3000 + Double(k) * 100
+            monitor = afterConcealment(next: next, concealedAt: at, arrivals: [(next, at + 19)], into: monitor)
         }
         #expect(monitor.extraMilliseconds(atMs: 4000) == FECShortfallMonitor.maximumMilliseconds)
+        #expect(monitor.extraMilliseconds(atMs: 1_000_000) == 0)  // held, then decayed
     }
 
     @Test func otherPacketsDoNotCount() {
-        var monitor = FECShortfallMonitor()
-        monitor.concealedWithoutNext(nextTimestamp: 1920, atMs: 1000)
-        monitor.arrival(timestamp: 2880, packetSamples: 960, atMs: 1005, packetMs: packetMs)
+        var monitor = afterConcealment(arrivals: [(2880, 1005)])
         #expect(monitor.misses == 0)
         #expect(monitor.extraMilliseconds(atMs: 1005) == 0)
         // Still waiting: the awaited packet counts from when the concealment began, not from a later step of it.
-        monitor.concealedWithoutNext(nextTimestamp: 1920, atMs: 1010)
-        monitor.arrival(timestamp: 1920, packetSamples: 960, atMs: 1012, packetMs: packetMs)
-        #expect(monitor.extraMilliseconds(atMs: 1012) == 12 + FECShortfallMonitor.marginMilliseconds)
+        monitor = afterConcealment(concealedAt: 1010, arrivals: [(1920, 1012)], into: monitor)
+        #expect(monitor.extraMilliseconds(atMs: 1012) == 12 + margin)
     }
 
-    @Test func theConcealedPacketArrivingLateMeansItWasNotLost() {
-        var monitor = FECShortfallMonitor()
-        monitor.concealedWithoutNext(nextTimestamp: 1920, atMs: 1000)
-        // A stall released its queue: the concealed packet itself, then the next one.
-        monitor.arrival(timestamp: 960, packetSamples: 960, atMs: 1008, packetMs: packetMs)
-        monitor.arrival(timestamp: 1920, packetSamples: 960, atMs: 1008, packetMs: packetMs)
+    @Test(arguments: [
+        // A stall released its queue: the concealed packet itself, then the next one. It was late, not lost.
+        [(timestamp: Int64(960), ms: 1008.0), (timestamp: 1920, ms: 1008)],
+        // The next packet came later than a packet after the concealment: it missed its own slot (a late loss).
+        [(timestamp: Int64(1920), ms: 1300.0)],
+    ])
+    func arrivalsThatAreNotAFECMissTeachNothing(arrivals: [(timestamp: Int64, ms: Double)]) {
+        let monitor = afterConcealment(arrivals: arrivals)
         #expect(monitor.misses == 0)
-        #expect(monitor.extraMilliseconds(atMs: 1008) == 0)
+        #expect(monitor.extraMilliseconds(atMs: 1400) == 0)
     }
 
     @Test func theConcealedPacketArrivingAfterItsSuccessorTakesTheRaiseBack() {
-        var monitor = FECShortfallMonitor()
-        monitor.concealedWithoutNext(nextTimestamp: 960, atMs: 0)
-        monitor.arrival(timestamp: 960, packetSamples: 960, atMs: 10, packetMs: packetMs)
-        monitor.concealedWithoutNext(nextTimestamp: 1920, atMs: 1000)
-        monitor.arrival(timestamp: 1920, packetSamples: 960, atMs: 1006, packetMs: packetMs)
-        #expect(monitor.extraMilliseconds(atMs: 1006) == 10 + 6 + 2 * FECShortfallMonitor.marginMilliseconds)
-        monitor.arrival(timestamp: 960, packetSamples: 960, atMs: 1007, packetMs: packetMs)
+        var monitor = afterConcealment(next: 960, concealedAt: 0, arrivals: [(960, 10)])
+        monitor = afterConcealment(arrivals: [(1920, 1006)], into: monitor)
+        #expect(monitor.extraMilliseconds(atMs: 1006) == 10 + 6 + 2 * margin)
+        monitor = afterConcealment(next: 5000, arrivals: [(960, 1007)], into: monitor)
         #expect(monitor.misses == 1)
-        #expect(monitor.extraMilliseconds(atMs: 1007) == 10 + FECShortfallMonitor.marginMilliseconds)
-    }
-
-    @Test func aNextPacketLaterThanAPacketIsALateLossNotAFECMiss() {
-        var monitor = FECShortfallMonitor()
-        monitor.concealedWithoutNext(nextTimestamp: 1920, atMs: 1000)
-        monitor.arrival(timestamp: 1920, packetSamples: 960, atMs: 1300, packetMs: packetMs)
-        #expect(monitor.misses == 0)
-        #expect(monitor.extraMilliseconds(atMs: 1300) == 0)
-    }
-
-    @Test func theHoldIsKeptThenFallsSlowly() {
-        var monitor = FECShortfallMonitor()
-        monitor.concealedWithoutNext(nextTimestamp: 1920, atMs: 0)
-        monitor.arrival(timestamp: 1920, packetSamples: 960, atMs: 15, packetMs: packetMs)
-        let extra = monitor.extraMilliseconds(atMs: 15)
-        #expect(extra == 20)
-        #expect(monitor.extraMilliseconds(atMs: 15 + FECShortfallMonitor.holdMilliseconds) == extra)
-        let later = monitor.extraMilliseconds(atMs: 15 + FECShortfallMonitor.holdMilliseconds + 2000)
-        #expect(abs(later - (extra - 2 * FECShortfallMonitor.decayPerSecond)) < 1e-9)
-        #expect(monitor.extraMilliseconds(atMs: 1_000_000) == 0)
+        #expect(monitor.extraMilliseconds(atMs: 1007) == 10 + margin)
     }
 }
 

@@ -18,8 +18,7 @@ struct FECShortfallMonitor {
     /// How fast the extra hold falls after that, ms per second.
     static let decayPerSecond = 5.0
 
-    private var extra = 0.0
-    private var raisedAt = -Double.infinity
+    private var extra = HeldValue(holdMilliseconds: Self.holdMilliseconds, decayPerSecond: Self.decayPerSecond)
     /// The packet whose FEC would have recovered the concealed one, and when the concealment began (ms).
     private var awaited: (timestamp: Int64, concealedAtMs: Double)?
     /// The concealed packet behind the last raise, and by how much it raised the hold: if it arrives after all (its
@@ -41,7 +40,7 @@ struct FECShortfallMonitor {
     /// late, not lost (a stall or a delay step, which the late-loss floor answers): nothing is learned.
     mutating func arrival(timestamp: Int64, packetSamples: Int, atMs nowMs: Double, packetMs: Double) {
         if let lastRaise, lastRaise.concealedTimestamp == timestamp {
-            extra = max(0, extraMilliseconds(atMs: nowMs) - lastRaise.milliseconds)
+            extra.set(max(0, extra.value(atMs: nowMs) - lastRaise.milliseconds), atMs: nowMs)
             self.lastRaise = nil
             misses -= 1
         }
@@ -52,10 +51,10 @@ struct FECShortfallMonitor {
         self.awaited = nil
         let shortfall = nowMs - awaited.concealedAtMs
         guard shortfall >= 0, shortfall <= packetMs else { return }
-        let before = extraMilliseconds(atMs: nowMs)
-        extra = min(Self.maximumMilliseconds, before + shortfall + Self.marginMilliseconds)
-        raisedAt = nowMs
-        lastRaise = (concealed, extra - before)
+        let before = extra.value(atMs: nowMs)
+        let raised = min(Self.maximumMilliseconds, before + shortfall + Self.marginMilliseconds)
+        extra.set(raised, atMs: nowMs)
+        lastRaise = (concealed, raised - before)
         misses += 1
     }
 
@@ -63,9 +62,5 @@ struct FECShortfallMonitor {
     mutating func resetStream() { awaited = nil }
 
     /// The extra FEC hold at `nowMs` (0 when no next packet came too late).
-    func extraMilliseconds(atMs nowMs: Double) -> Double {
-        let decaying = nowMs - raisedAt - Self.holdMilliseconds
-        guard decaying > 0 else { return extra }
-        return max(0, extra - decaying / 1000 * Self.decayPerSecond)
-    }
+    func extraMilliseconds(atMs nowMs: Double) -> Double { extra.value(atMs: nowMs) }
 }

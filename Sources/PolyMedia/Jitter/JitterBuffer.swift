@@ -167,7 +167,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         if late, lateArrivalRaisesTarget(timestamp) { tooOld = false }
         if !duplicate {
             fecShortfall.arrival(
-                timestamp: timestamp, packetSamples: packetSamples, atMs: now.milliseconds, packetMs: packetMilliseconds)
+                timestamp: timestamp, packetSamples: packetSamples, atMs: now.milliseconds,
+                packetMs: packetMilliseconds)
         }
         guard !tooOld, !duplicate else {
             statistics.packetsDiscarded += 1

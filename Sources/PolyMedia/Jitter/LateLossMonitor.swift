@@ -24,8 +24,7 @@ struct LateLossMonitor {
     /// How fast the floor falls after the hold, ms per second.
     static let decayPerSecond = 10.0
 
-    private var floor = 0.0
-    private var raisedAt = -Double.infinity
+    private var floor = HeldValue(holdMilliseconds: Self.holdMilliseconds, decayPerSecond: Self.decayPerSecond)
     private var episodeStart = -Double.infinity
     private var lastLate = -Double.infinity
     private var previousEpisodeEnd = -Double.infinity
@@ -45,16 +44,11 @@ struct LateLossMonitor {
         let lasting = nowMs - episodeStart >= Self.burstMilliseconds
         let recurring = episodeStart - previousEpisodeEnd < Self.spikeMemoryMilliseconds
         guard lasting || recurring else { return false }
-        floor = max(floorMilliseconds(atMs: nowMs), targetMs + max(0, latenessMs) + Self.marginMilliseconds)
-        raisedAt = nowMs
+        floor.set(max(floor.value(atMs: nowMs), targetMs + max(0, latenessMs) + Self.marginMilliseconds), atMs: nowMs)
         raises += 1
         return true
     }
 
     /// The floor under the target delay at `nowMs` (0 when no late loss asked for one).
-    func floorMilliseconds(atMs nowMs: Double) -> Double {
-        let decaying = nowMs - raisedAt - Self.holdMilliseconds
-        guard decaying > 0 else { return floor }
-        return max(0, floor - decaying / 1000 * Self.decayPerSecond)
-    }
+    func floorMilliseconds(atMs nowMs: Double) -> Double { floor.value(atMs: nowMs) }
 }
