@@ -2,7 +2,7 @@
 #define POLYVOICE_CLINUX_SHIM_H
 /* Linux system headers Glibc's Swift module leaves out: epoll, eventfd, timerfd, netlink, getifaddrs,
    malloc_trim, pthread_setname_np,
-   pipe2, environ. */
+   pipe2, environ, posix_spawn_file_actions_addclosefrom_np. */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -35,4 +35,11 @@ extern int pipe2(int fds[2], int flags);
 static inline int pv_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 extern char **environ;
 static inline char **pv_environment(void) { return environ; }
+/* A spawned child keeps only descriptors 0-2 (as Foundation's Process did): whatever else the parent has open
+   without O_CLOEXEC (sockets of other libraries, a test runner's) must not outlive it in the child. */
+#include <spawn.h>
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+static inline int pv_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
 #endif

@@ -44,6 +44,7 @@ public final class ChildProcess: @unchecked Sendable {
                 pipes.append((ends[0], ends[1]))
             }
         }
+        pv_spawn_close_from(&actions, 3)  // after the dup2s onto 1 and 2, which it must not undo
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

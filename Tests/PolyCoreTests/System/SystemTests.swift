@@ -45,6 +45,22 @@ import Testing
         #expect(errors.count == 100_000 && errors.allSatisfy { $0 == UInt8(ascii: "b") })
     }
 
+    @Test func aChildKeepsOnlyItsStandardStreams() throws {
+        // A descriptor the parent holds without O_CLOEXEC (as other libraries' sockets may be) is not inherited.
+        let file = open("/dev/null", O_RDONLY)
+        let leaked = dup2(file, 100)
+        close(file)
+        defer { close(leaked) }
+        #expect(leaked == 100)
+        let child = try ChildProcess(
+            "sh", ["-c", "ls /proc/self/fd"], standardOutput: .capture, standardError: .discard)
+        let listed = String(decoding: child.collectOutput().output, as: UTF8.self).split(separator: "\n")
+        #expect(child.waitForExit() == 0)
+        // 0-2 and the descriptor ls reads /proc/self/fd through.
+        #expect(!listed.contains("100"))
+        #expect(listed.count == 4)
+    }
+
     @Test func aChildThatHangsIsReportedAndCanBeKilled() throws {
         let child = try ChildProcess("/bin/sleep", ["30"], standardOutput: .capture, standardError: .discard)
         #expect(child.collectOutput(within: 0.2) == nil)
