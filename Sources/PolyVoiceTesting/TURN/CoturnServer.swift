@@ -31,13 +31,43 @@ public final class CoturnServer: @unchecked Sendable {
     }
 
     /// Starts `/usr/bin/turnserver` (scripts/setup.sh installs coturn) and waits until its TCP (and TLS)
-    /// port accepts connections; throws if it cannot start.
+    /// port accepts connections. A coturn that exits or does not listen (another socket took one of its ports
+    /// meanwhile) is replaced by one on fresh ports, up to three times; then this throws with coturn's last words.
     public init(tls: Bool = false) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") else { throw NotInstalled() }
-        port = try Self.freeUDPPort()
-        tlsPort = tls ? try Self.freeUDPPort() : nil
-        let relayBase = Int.random(in: 40_000...59_000)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if tls { try Self.makeCertificate(in: directory, ip: "127.0.0.1") }
+        var lastWords = "no log"
+        for _ in 0..<3 {
+            let port = try Self.freeUDPPort()
+            let tlsPort = tls ? try Self.freeUDPPort() : nil
+            let process = try ChildProcess(
+                "/usr/bin/turnserver",
+                Self.arguments(port: port, tlsPort: tlsPort, secret: secret, realm: realm, in: directory),
+                standardOutput: .discard, standardError: .discard)
+            if Self.waitUntilListening(on: [port] + (tlsPort.map { [$0] } ?? []), process: process) {
+                self.port = port
+                self.tlsPort = tlsPort
+                self.process = process
+                return
+            }
+            process.send(SIGKILL)
+            process.waitForExit()
+            lastWords = Self.lastLogLine(in: directory) ?? lastWords
+        }
+        try? FileManager.default.removeItem(at: directory)
+        throw Failure(description: "coturn is not listening (three tries): \(lastWords)")
+    }
+
+    private static func arguments(
+        port: UInt16, tlsPort: UInt16?, secret: String, realm: String, in directory: URL
+    ) -> [String] {
+        // The relay ports stay clear of the listening ones.
+        let listening = [port] + (tlsPort.map { [$0] } ?? [])
+        var relayBase = Int.random(in: 40_000...59_000)
+        while listening.contains(where: { (relayBase...relayBase + 200).contains(Int($0)) }) {
+            relayBase = Int.random(in: 40_000...59_000)
+        }
         var arguments = [
             "-n", "--no-cli", "--listening-ip=127.0.0.1", "--listening-port=\(port)", "--relay-ip=127.0.0.1",
             "--min-port=\(relayBase)", "--max-port=\(relayBase + 200)", "--use-auth-secret",
@@ -46,7 +76,6 @@ public final class CoturnServer: @unchecked Sendable {
             "--simple-log", "--no-stdout-log",
         ]
         if let tlsPort {
-            try Self.makeCertificate(in: directory, ip: "127.0.0.1")
             arguments += [
                 "--cert=\(directory.appendingPathComponent("cert.pem").path)",
                 "--pkey=\(directory.appendingPathComponent("key.pem").path)",
@@ -55,13 +84,25 @@ public final class CoturnServer: @unchecked Sendable {
         } else {
             arguments.append("--no-tls")
         }
-        process = try ChildProcess(
-            "/usr/bin/turnserver", arguments, standardOutput: .discard, standardError: .discard)
-        for listening in [port] + (tlsPort.map { [$0] } ?? []) {
-            guard Self.waitForTCP(port: listening, timeout: 5) else {
-                throw Failure(description: "coturn is not listening")
-            }
+        return arguments
+    }
+
+    /// Whether every one of `ports` accepts a connection within 5 s, while `process` keeps running.
+    private static func waitUntilListening(on ports: [UInt16], process: ChildProcess) -> Bool {
+        ports.allSatisfy { port in
+            waitForTCP(port: port, timeout: 5) { process.waitForExit(within: 0) == nil }
         }
+    }
+
+    /// The last line coturn logged (why it stopped, usually), if any.
+    private static func lastLogLine(in directory: URL) -> String? {
+        let logs = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.filter {
+            $0.hasPrefix("log")
+        }
+        guard let log = logs?.sorted().last,
+            let bytes = try? FileBytes.read(directory.appendingPathComponent(log).path)
+        else { return nil }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").last.map(String.init)
     }
 
     deinit {
@@ -95,9 +136,9 @@ public final class CoturnServer: @unchecked Sendable {
     }
 
     /// Blocking connect probes (test setup, not on an event loop) until 127.0.0.1:`port` accepts.
-    private static func waitForTCP(port: UInt16, timeout: TimeInterval) -> Bool {
+    private static func waitForTCP(port: UInt16, timeout: TimeInterval, while running: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        while Date() < deadline, running() {
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
