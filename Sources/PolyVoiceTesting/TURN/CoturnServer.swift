@@ -53,7 +53,7 @@ public final class CoturnServer: @unchecked Sendable {
             }
             process.send(SIGKILL)
             process.waitForExit()
-            lastWords = Self.lastLogLine(in: directory) ?? lastWords
+            lastWords = Self.lastLogLine(in: directory)?.replacing(secret, with: "[secret]") ?? lastWords
         }
         try? FileManager.default.removeItem(at: directory)
         throw Failure(description: "coturn is not listening (three tries): \(lastWords)")
