@@ -12,10 +12,8 @@ import Testing
         into monitor: FECShortfallMonitor = FECShortfallMonitor()
     ) -> FECShortfallMonitor {
         var monitor = monitor
-        monitor.concealedWithoutNext(nextTimestamp: next, atMs: concealedAt)
-        for arrival in arrivals {
-            monitor.arrival(timestamp: arrival.timestamp, packetSamples: 960, atMs: arrival.ms, packetMs: 20)
-        }
+        monitor.concealedWithoutNext(timestamp: next - 960, packetSamples: 960, packetMs: 20, atMs: concealedAt)
+        for arrival in arrivals { monitor.arrival(timestamp: arrival.timestamp, atMs: arrival.ms) }
         return monitor
     }
 

@@ -19,42 +19,43 @@ struct FECShortfallMonitor {
     static let decayPerSecond = 5.0
 
     private var extra = HeldValue(holdMilliseconds: Self.holdMilliseconds, decayPerSecond: Self.decayPerSecond)
-    /// The packet whose FEC would have recovered the concealed one, and when the concealment began (ms).
-    private var awaited: (timestamp: Int64, concealedAtMs: Double)?
+    /// The concealed packet, the next one whose FEC would have recovered it, when the concealment began and the
+    /// latest the next packet can arrive and still be a FEC miss (a packet later: it missed its own slot).
+    private var awaited: (concealed: Int64, next: Int64, concealedAtMs: Double, latestMs: Double)?
     /// The concealed packet behind the last raise, and by how much it raised the hold: if it arrives after all (its
     /// successor overtook it), it was late, not lost, and the raise is taken back.
     private var lastRaise: (concealedTimestamp: Int64, milliseconds: Double)?
     /// How many next packets arrived too late for FEC and raised the hold.
     private(set) var misses = 0
 
-    /// Playout began concealing a packet at `nowMs` because neither it nor the next packet (timestamp
-    /// `nextTimestamp`, in output samples) was there.
-    mutating func concealedWithoutNext(nextTimestamp: Int64, atMs nowMs: Double) {
-        guard awaited?.timestamp != nextTimestamp else { return }  // still waiting for it: keep when that began
-        awaited = (nextTimestamp, nowMs)
+    /// Playout began concealing the packet at `timestamp` (output samples; `packetSamples` and `packetMs` long) at
+    /// `nowMs` because neither it nor the next packet was there.
+    mutating func concealedWithoutNext(timestamp: Int64, packetSamples: Int, packetMs: Double, atMs nowMs: Double) {
+        let next = timestamp + Int64(packetSamples)
+        guard awaited?.next != next else { return }  // still waiting for it: keep when that began
+        awaited = (timestamp, next, nowMs, nowMs + packetMs)
     }
 
-    /// A packet with `timestamp` arrived at `nowMs` (`packetSamples` long). If it is the one a concealment waited
-    /// for, and no more than `packetMs` after the concealment began (later, it missed its own slot: a late loss, not
-    /// a FEC miss), the extra hold grows by how late it was for FEC. If it is the concealed packet itself, that was
-    /// late, not lost (a stall or a delay step, which the late-loss floor answers): nothing is learned.
-    mutating func arrival(timestamp: Int64, packetSamples: Int, atMs nowMs: Double, packetMs: Double) {
+    /// A packet with `timestamp` arrived at `nowMs`. If it is the one a concealment waited for, and no more than a
+    /// packet after the concealment began (later, it missed its own slot: a late loss, not a FEC miss), the extra
+    /// hold grows by how late it was for FEC. If it is the concealed packet itself, that was late, not lost (a stall
+    /// or a delay step, which the late-loss floor answers): nothing is learned.
+    mutating func arrival(timestamp: Int64, atMs nowMs: Double) {
         if let lastRaise, lastRaise.concealedTimestamp == timestamp {
             extra.set(max(0, extra.value(atMs: nowMs) - lastRaise.milliseconds), atMs: nowMs)
             self.lastRaise = nil
             misses -= 1
         }
         guard let awaited else { return }
-        let concealed = awaited.timestamp - Int64(packetSamples)
-        if timestamp == concealed { self.awaited = nil }
-        guard timestamp == awaited.timestamp else { return }
+        if timestamp == awaited.concealed { self.awaited = nil }
+        guard timestamp == awaited.next else { return }
         self.awaited = nil
+        guard nowMs >= awaited.concealedAtMs, nowMs <= awaited.latestMs else { return }
         let shortfall = nowMs - awaited.concealedAtMs
-        guard shortfall >= 0, shortfall <= packetMs else { return }
         let before = extra.value(atMs: nowMs)
         let raised = min(Self.maximumMilliseconds, before + shortfall + Self.marginMilliseconds)
         extra.set(raised, atMs: nowMs)
-        lastRaise = (concealed, raised - before)
+        lastRaise = (awaited.concealed, raised - before)
         misses += 1
     }
 

@@ -165,11 +165,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             !flushed && !duplicate && mode == .playing && timestamp < playPosition
             && (decodedEnd.map { timestamp >= $0 } ?? true)
         if late, lateArrivalRaisesTarget(timestamp) { tooOld = false }
-        if !duplicate {
-            fecShortfall.arrival(
-                timestamp: timestamp, packetSamples: packetSamples, atMs: now.milliseconds,
-                packetMs: packetMilliseconds)
-        }
+        if !duplicate { fecShortfall.arrival(timestamp: timestamp, atMs: now.milliseconds) }
         guard !tooOld, !duplicate else {
             statistics.packetsDiscarded += 1
             if tooOld, !flushed { noteLateArrival() }
@@ -454,7 +450,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// (in a burst of losses, only the last packet's is ever recoverable).
     private mutating func noteConcealedWithoutNext() {
         guard streamCarriesFEC, let decodedEnd, (playPosition - decodedEnd) % Int64(packetSamples) == 0 else { return }
-        fecShortfall.concealedWithoutNext(nextTimestamp: playPosition + Int64(packetSamples), atMs: now.milliseconds)
+        fecShortfall.concealedWithoutNext(
+            timestamp: playPosition, packetSamples: packetSamples, packetMs: packetMilliseconds, atMs: now.milliseconds)
     }
 
     // MARK: Concealment
