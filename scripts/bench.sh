@@ -45,6 +45,8 @@ run JitterBench .build/release/JitterBench
 run CallBench .build/release/CallBench --out out/callbench
 # Held-out trace seeds 101-116, 12 families, 7 buffers (issue 21; the buffer was tuned on seeds 1-8).
 run JitterEval bash Benchmarks/JitterEval/run.sh
+# The same families a call some way in (three utterances of warm-up, the fourth scored): learning from nothing aside.
+run JitterEvalWarm bash Benchmarks/JitterEval/run.sh --warm-up 3 --out out/jitter-eval-warm
 # Issue 7: concurrent echo calls against `polyvoice bridge` (a child process), within a 3-minute budget.
 run BridgeLoad .build/release/BridgeLoad --budget 170
 # Issue 17: the largest N of concurrent scripted conversation tests in one `polyvoice test` process.

@@ -33,6 +33,9 @@ BENCHES = [
     ("JitterBench", "jitter buffer playout CPU per 20 ms frame vs an Opus decode of the same packets"),
     ("CallBench", "call setup, mouth-to-ear through echo, PESQ-WB of echoed speech: our PolyCall vs aiortc"),
     ("JitterEval", "jitter buffer on 12 seeded trace families (held-out seeds) vs fixed 40/60/120 ms, an oracle, baresip jbuf and aiortc"),
+    ("JitterEvalWarm", "the same traces' families a call some way in: each trace four utterances long, only the "
+     "last scored (`bash Benchmarks/JitterEval/run.sh --warm-up 3 --out out/jitter-eval-warm`; delay and "
+     "concealment over the whole trace)"),
     ("BridgeLoad", "concurrent echo calls on the reference bridge, CPU per call"),
     ("ConversationLoad", "concurrent scripted calls of one polyvoice test process, latency vs the agent's"),
     ("ConcealLoad", "concurrent echo calls with busy processes: concealment with zero loss, round trip, PESQ-WB"),
@@ -228,8 +231,8 @@ def callbench_table(result):
     return rows
 
 
-def jitter_scores(root):
-    path = os.path.join(root, "out", "jitter-eval", "results.json")
+def jitter_scores(root, folder="jitter-eval"):
+    path = os.path.join(root, "out", folder, "results.json")
     if not os.path.exists(path):
         return None
     raw = json.load(open(path))
@@ -242,12 +245,12 @@ def jitter_scores(root):
     return scores, sorted(seeds)
 
 
-def jitter_table(scores, seeds):
+def jitter_table(scores, seeds, folder="jitter-eval"):
     profiles = list(dict.fromkeys(p for p, _ in scores))
     buffers = list(dict.fromkeys(b for _, b in scores))
     rows = [
         f"Mean over trace seeds {', '.join(seeds)}: PESQ-WB / mean buffer delay (ms), from "
-        "out/jitter-eval/results.json (every buffer on the same traces; evaluate.py caches the baselines):",
+        f"out/{folder}/results.json (every buffer on the same traces; evaluate.py caches the baselines):",
         "",
         "| profile | " + " | ".join(buffers) + " |",
         "|---|" + "---|" * len(buffers),
@@ -436,6 +439,7 @@ def main():
     runs = read_runs(args.logs)
     results = {name: read_result(args.logs, name, runs.get(name, {})) for name, _ in BENCHES}
     jitter, seeds = jitter_scores(ROOT) or (None, [])
+    warm, warm_seeds = jitter_scores(ROOT, "jitter-eval-warm") or (None, [])
     steps = bridge_steps(results["BridgeLoad"], args.logs)
 
     plots = {}
@@ -488,6 +492,8 @@ def main():
             lines += figures_table(result)
         if name == "JitterEval" and jitter:
             lines += [""] + jitter_table(jitter, seeds)
+        if name == "JitterEvalWarm" and warm:
+            lines += [""] + jitter_table(warm, warm_seeds, "jitter-eval-warm")
         if name in TABLES:
             lines += ["", f"Command: `{TABLES[name]}`", ""] + log_table(args.logs, name)
         if name == "BridgeLoad" and steps and "missing" in result:

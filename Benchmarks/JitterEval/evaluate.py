@@ -22,8 +22,14 @@ jitterBufferEmittedCount); "conceal" is concealed (PLC or silence) / played pack
 Seeds: the buffer's rules were tuned on seeds 1-8 (`--tune`); the default (and `make bench`) reports held-out
 seeds 101-116 that the tuning never saw. `--quick` runs seeds 1,2 only (both voices) for iterating.
 
+Cold and warm: by default each trace is as long as the utterance, so what is scored includes the buffer learning the
+network from nothing (a first Wi-Fi scan or handover cannot be foreseen). `--warm-up K` plays the utterance K times
+before the scored one on a trace K+1 times as long (a call some way in); only the last utterance is scored (PESQ,
+STOI), while delay and concealment count the whole trace.
+
 Usage: python evaluate.py [--bin DIR] [--out DIR] [--seeds 101-116 | --tune | --quick] [--profiles a,b,...]
                           [--buffers a,b,...] [--jobs N] [--per-seed] [--ours-args '--fec-hold 0.5']
+                          [--warm-up K]
 Baselines do not change between runs of ours, so their scores are cached in OUT/baselines.json (keyed by profile,
 seed, buffer and the trace and speech they ran on); --buffers ours re-runs only ours and still shows the baselines.
 """
@@ -69,6 +75,15 @@ def make_speech(out):
         run(["sox", "-D", part, "-r", "16000", path])  # -D: no random dither, so runs are identical
         paths.append(path)
     return paths
+
+
+def repeated(path, times):
+    """`path` played `times` times in a row (sox concatenates; the utterance has its own pauses at both ends)."""
+    if times == 1:
+        return path
+    out = path.replace(".wav", f"-x{times}.wav")
+    run(["sox"] + [path] * times + [out])
+    return out
 
 
 def parse_seeds(text):
@@ -162,6 +177,8 @@ def main():
     ap.add_argument("--per-seed", action="store_true", help="also print PESQ and delay of every seed")
     ap.add_argument("--plot-profile", default="wander")
     ap.add_argument("--ours-args", default="", help="extra jitter-sim options for ours (tuning), e.g. '--fec-hold 0.5'")
+    ap.add_argument("--warm-up", type=int, default=0, metavar="K",
+                    help="play the utterance K times before the one that is scored (a call some way in)")
     args = ap.parse_args()
     bindir = args.bin or next(
         d for d in (os.path.join(ROOT, ".build", "release"), os.path.join(ROOT, ".build", "debug"))
@@ -175,6 +192,7 @@ def main():
         args.seeds = "1-2"
     speeches = make_speech(args.out)
     refs = [read_16k(path) for path in speeches]
+    speeches = [repeated(path, args.warm_up + 1) for path in speeches]
     seeds = parse_seeds(args.seeds)
     profiles = args.profiles.split(",")
     wanted = args.buffers.split(",")
@@ -186,7 +204,7 @@ def main():
         trace = os.path.join(args.out, f"{tag}.csv")
         voice = int(seed) % 2 == 0
         speech, ref = speeches[voice], refs[voice]
-        seconds = int(np.ceil(len(ref) / 16000))
+        seconds = int(np.ceil(len(read_16k(speech)) / 16000))
         run([polyvoice, "jitter-sim", "--generate", profile, "--seed", seed, "--seconds", str(seconds),
              "--output", trace])
         key_base = "v2-" + digest(trace, speech)  # v2: STOI aligned within ±300 ms
@@ -221,7 +239,8 @@ def main():
             if name == "ours" and profile == args.plot_profile and seed == seeds[0]:
                 cmd += ["--timeline", os.path.join(args.out, f"{profile}-timeline.csv")]
             stats = json.loads(run(cmd))
-            p, s, lag = score(ref, read_16k(wav))
+            # The scored utterance starts K of its lengths in (the output starts at the first packet's send time).
+            p, s, lag = score(ref, read_16k(wav)[args.warm_up * len(ref):])
             played = stats["concealedSamples"] + stats["jitterBufferEmittedCount"]
             found[name] = dict(
                 pesq=p, stoi=s, delay=stats["mean_delay_ms"], lag=lag,
@@ -246,7 +265,10 @@ def main():
     header = f"{'profile':<11} {'buffer':<8} {'PESQ-WB':>7} {'STOI':>6} {'delay ms':>9} {'conceal %':>9} {'FEC rec':>7}"
     if args.per_seed:
         header += "  per-seed PESQ / delay"
-    kind = "tuning seeds" if args.tune or args.quick else "held-out seeds (never used for tuning)"
+    tuned_on = set(parse_seeds(TUNING))
+    kind = "tuning seeds" if set(seeds) <= tuned_on else "held-out seeds (never used for tuning)"
+    if args.warm_up:
+        kind += f", warm: PESQ and STOI of the utterance after {args.warm_up} others, delay and conceal of the whole trace"
     lines = [f"mean over {kind} {args.seeds}", header, "-" * len(header)]
     for profile in profiles:
         for name in names:
