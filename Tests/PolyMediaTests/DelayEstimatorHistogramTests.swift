@@ -24,6 +24,24 @@ import Testing
         }
     }
 
+    @Test func shiftingMovesTheQuantilesAndKeepsTheMass() {
+        var histogram = DecayingHistogram(binCount: 20)
+        for bin in [2, 5, 5, 9, 18] { histogram.add(bin, forget: 0.9) }
+        let weight = histogram.weight
+        let before = [0.2, 0.5, 0.99].map { histogram.quantileBin($0) }
+        histogram.shift(by: 3)
+        #expect(histogram.weight == weight)
+        // 18 + 3 is past the last bin: that mass stays in bin 19.
+        #expect([0.2, 0.5, 0.99].map { histogram.quantileBin($0) } == [before[0] + 3, before[1] + 3, 19])
+        histogram.shift(by: -7)
+        // 2 + 3 − 7 is below bin 0: that mass stays in bin 0, the rest moves down by 7.
+        #expect(histogram.quantileBin(0.001) == 0)
+        #expect(histogram.quantileBin(0.5) == before[1] - 4)
+        #expect(histogram.quantileBin(0.99) == 12)
+        histogram.shift(by: -100)
+        #expect(histogram.quantileBin(0.99) == 0)
+    }
+
     @Test(arguments: [0.98, 0.9993])
     func quantilesMatchTheDirectComputation(forget: Double) {
         var lazy = DecayingHistogram(binCount: 100)

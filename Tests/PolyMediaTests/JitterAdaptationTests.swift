@@ -74,6 +74,27 @@ import Testing
         #expect(run.statistics.concealedSamples <= 160 * 48)
     }
 
+    @Test func aFastRouteLeavingTheReferenceWindowDoesNotStretchSpeech() {
+        // 30 ms for 3 s, then a route 60 ms slower for good. Ten seconds after the change the fast packets leave the
+        // reference window: the reference rises by 60 ms, and with it every delay measured from it. The target
+        // must fall with the playout delay, not stay while the playout delay falls (which stretched the speech by
+        // about 60 ms to add delay that no packet needed).
+        let packets = trace(count: 1000) { $0 < 150 ? 30 : 90 }
+        var expandedBefore: UInt64 = 0
+        // The FEC hold after the step's losses lapses before the reference moves, so that only the move is seen.
+        var configuration = JitterBufferConfiguration()
+        configuration.fecHoldAfterLoss = .seconds(5)
+        let run = runTrace(packets, durationMs: 20_000, configuration: configuration) { pull, buffer in
+            if pull == 1250 { expandedBefore = buffer.statistics.insertedSamplesForDeceleration }
+        }
+        let targetBefore = run.targetMs[1250]
+        #expect(targetBefore >= 60)  // the step raised it (measured from the fast route)
+        let expandedAfter = run.statistics.insertedSamplesForDeceleration - expandedBefore
+        #expect(expandedAfter <= 5 * 48)  // at most 5 ms of stretching once the reference moved
+        #expect(run.targetMs[1950] <= targetBefore - 40)  // measured from the slow route now
+        #expect(run.statistics.latePackets <= 20)  // the step itself, nothing after the reference moved
+    }
+
     @Test func delayWanderDoesNotCauseRepeatedLateLosses() {
         // AR(1) queueing delay with a time constant of seconds (the `wander` trace family, 60 s).
         let generated = TraceProfile.wander.generate(packets: 3000, seed: 4)

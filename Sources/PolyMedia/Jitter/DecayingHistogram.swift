@@ -65,6 +65,31 @@ struct DecayingHistogram {
         return bin
     }
 
+    /// Moves all mass by `bins` (up when positive, down when negative); mass moved past either end stays in that
+    /// end's bin, so the total is kept.
+    mutating func shift(by bins: Int) {
+        guard bins != 0 else { return }
+        let count = binCount
+        cells.withUnsafeMutableBufferPointer { cells in
+            if bins > 0 {
+                var pastTheEnd = 0.0
+                for i in max(0, count - bins)..<count { pastTheEnd += cells[2 * i] }
+                // From the top down: each bin reads one below it that is not yet overwritten.
+                for i in stride(from: count - 1, through: 0, by: -1) {
+                    cells[2 * i] = i >= bins ? cells[2 * (i - bins)] : 0
+                }
+                cells[2 * (count - 1)] += pastTheEnd
+            } else {
+                let drop = -bins
+                var belowZero = 0.0
+                for i in 0..<min(count, drop) { belowZero += cells[2 * i] }
+                for i in 0..<count { cells[2 * i] = i + drop < count ? cells[2 * (i + drop)] : 0 }
+                cells[0] += belowZero
+            }
+        }
+        validSums = 0
+    }
+
     private mutating func renormalise() {
         let factor = scale
         cells.withUnsafeMutableBufferPointer { cells in

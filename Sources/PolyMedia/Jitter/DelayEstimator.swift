@@ -9,6 +9,11 @@
 // costs delay and stretching all the time to save a little concealment once. A peak that lasts (delay wander, a
 // route change) or recurs (Wi-Fi scans every few seconds) is jitter and counts as measured; `LateLossMonitor` applies
 // the same rule to the packets the buffer actually lost late.
+// When the reference moves (its fastest packet leaves the window, or a faster one arrives), the delays already in
+// the histograms are moved by as much: they and the playout delay the buffer compares with them must be measured
+// from the same point. Before, when the fastest packet of a route aged out, the reference rose by tens of ms, the
+// playout delay (measured from it) fell by as much while the target (from the histograms) stayed, and the buffer
+// stretched speech to add delay that no packet needed.
 // Forgetting multiplies a whole histogram by a factor per packet; it is applied lazily (see `DecayingHistogram`),
 // so a packet costs one bin update and two quantile look-ups (which re-add only the running sums the update changed)
 // instead of a pass over 1000 bins.
@@ -36,6 +41,8 @@ struct DelayEstimator {
     private var peakEpisodeStart = -Double.infinity
     private var lastPeak = -Double.infinity
     private var previousPeakEnd = -Double.infinity
+    /// Reference moves (ms) not yet applied to the histograms, which move in whole bins.
+    private var unappliedShift = 0.0
     /// Monotonic deque of (arrival ms, transit ms) giving the minimum transit over the window.
     private var window: [(time: Double, transit: Double)] = []
     private var windowHead = 0
@@ -48,8 +55,12 @@ struct DelayEstimator {
     }
 
     /// Records one packet: it arrived at `arrivalMs` and carries media time `mediaMs` (both on any fixed origin).
-    mutating func update(arrivalMs: Double, mediaMs: Double) {
+    /// Returns how far (ms) the delays it measures moved because the reference did (negative when it rose): a
+    /// delay kept in the same terms elsewhere (the late-loss floor) must move alike.
+    @discardableResult
+    mutating func update(arrivalMs: Double, mediaMs: Double) -> Double {
         let transit = arrivalMs - mediaMs
+        let referenceBefore = referenceTransitMilliseconds
         while window.count > windowHead, window[window.count - 1].transit >= transit { window.removeLast() }
         window.append((arrivalMs, transit))
         while windowHead < window.count - 1, window[windowHead].time < arrivalMs - Self.minimumWindowMilliseconds {
@@ -59,6 +70,7 @@ struct DelayEstimator {
             window.removeFirst(windowHead)
             windowHead = 0
         }
+        let shifted = referenceBefore.map { shiftHistograms(by: $0 - window[windowHead].transit) } ?? 0
         let relative = max(0, transit - window[windowHead].transit)
         packetsSeen += 1
         // Start by averaging (forget factor ramps up to its final value), so the first seconds adapt quickly.
@@ -75,6 +87,20 @@ struct DelayEstimator {
         longRequired = Double(longHistogram.quantileBin(longQuantile) + 1) * Self.binMilliseconds
         requiredMilliseconds = max(
             longRequired, Double(shortHistogram.quantileBin(shortQuantile) + 1) * Self.binMilliseconds)
+        return shifted
+    }
+
+    /// Moves the stored delays by `milliseconds` (the reference moved the other way) in whole bins, keeping the
+    /// remainder for the next move; returns the part applied.
+    private mutating func shiftHistograms(by milliseconds: Double) -> Double {
+        unappliedShift += milliseconds
+        let bins = Int(unappliedShift / Self.binMilliseconds)
+        guard bins != 0 else { return 0 }
+        longHistogram.shift(by: bins)
+        shortHistogram.shift(by: bins)
+        let applied = Double(bins) * Self.binMilliseconds
+        unappliedShift -= applied
+        return applied
     }
 
     /// Whether a packet's relative delay is a peak far above the steady state that belongs to an isolated spike:
@@ -97,5 +123,6 @@ struct DelayEstimator {
     mutating func resetReference() {
         window.removeAll(keepingCapacity: true)
         windowHead = 0
+        unappliedShift = 0
     }
 }

@@ -20,6 +20,9 @@ struct HeldValue {
         return max(0, value - decaying / 1000 * decayPerSecond)
     }
 
+    /// Moves the value by `delta` (the origin it is measured from moved), not below 0; the hold goes on as it was.
+    mutating func shift(by delta: Double) { value = max(0, value + delta) }
+
     /// Sets the value to `newValue` at `nowMs`; the hold starts again.
     mutating func set(_ newValue: Double, atMs nowMs: Double) {
         value = newValue

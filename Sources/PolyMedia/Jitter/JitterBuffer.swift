@@ -151,8 +151,13 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         if let dry = dryRange, timestamp < dry.upperBound, timestamp + Int64(packetSamples) > dry.lowerBound {
             lastUnderflowLate = now
         }
-        estimator.update(
+        let referenceShift = estimator.update(
             arrivalMs: arrival.milliseconds, mediaMs: Double(timestamp) * 1000 / Double(configuration.sampleRate))
+        if referenceShift != 0 {
+            // The floor and the level filter are delays measured from the reference too.
+            lateLoss.shiftFloor(by: referenceShift)
+            filteredLevel += referenceShift * Double(configuration.sampleRate) / 1000
+        }
 
         let flushed = discardBefore.map { timestamp < $0 } ?? false
         var tooOld =

@@ -49,6 +49,9 @@ struct LateLossMonitor {
         return true
     }
 
+    /// Moves the floor by `delta` ms: the delays it is compared with are now measured from another reference.
+    mutating func shiftFloor(by delta: Double) { floor.shift(by: delta) }
+
     /// The floor under the target delay at `nowMs` (0 when no late loss asked for one).
     func floorMilliseconds(atMs nowMs: Double) -> Double { floor.value(atMs: nowMs) }
 }
