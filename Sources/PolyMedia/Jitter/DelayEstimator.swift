@@ -56,7 +56,7 @@ struct DelayEstimator {
 
     /// Records one packet: it arrived at `arrivalMs` and carries media time `mediaMs` (both on any fixed origin).
     /// Returns how far (ms) the delays it measures moved because the reference did (negative when it rose): a
-    /// delay kept in the same terms elsewhere (the late-loss floor) must move alike.
+    /// delay kept in the same terms elsewhere (the late-loss floor, the level filter) must move alike.
     @discardableResult
     mutating func update(arrivalMs: Double, mediaMs: Double) -> Double {
         let transit = arrivalMs - mediaMs
