@@ -2,7 +2,8 @@
 # `make bench`: builds release, runs every benchmark, and writes one report (Benchmarks/results/latest.{json,md}
 # plus PNG plots, by scripts/bench_report.py). Each benchmark's full output goes to out/bench/<name>.log; its
 # last line `RESULT_JSON {…}` is its machine-readable figures (a benchmark without one is reported "missing").
-# A benchmark that fails does not stop the others. About 40 minutes on 2 cores (the soak and the long call take 11 each).
+# A benchmark that fails does not stop the others. About an hour on 2 cores (the soak and the long call take 11 minutes
+# each, the cold and the warm jitter evaluations about 10 and 15).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOGS=out/bench
