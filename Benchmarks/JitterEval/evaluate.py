@@ -204,7 +204,7 @@ def main():
         trace = os.path.join(args.out, f"{tag}.csv")
         voice = int(seed) % 2 == 0
         speech, ref = speeches[voice], refs[voice]
-        seconds = int(np.ceil(len(read_16k(speech)) / 16000))
+        seconds = int(np.ceil((args.warm_up + 1) * len(ref) / 16000))  # the speech played is that many utterances
         run([polyvoice, "jitter-sim", "--generate", profile, "--seed", seed, "--seconds", str(seconds),
              "--output", trace])
         key_base = "v2-" + digest(trace, speech)  # v2: STOI aligned within ±300 ms
