@@ -2,8 +2,8 @@
 # `make bench`: builds release, runs every benchmark, and writes one report (Benchmarks/results/latest.{json,md}
 # plus PNG plots, by scripts/bench_report.py). Each benchmark's full output goes to out/bench/<name>.log; its
 # last line `RESULT_JSON {…}` is its machine-readable figures (a benchmark without one is reported "missing").
-# A benchmark that fails does not stop the others. About an hour on 2 cores (the soak and the long call take 11 minutes
-# each, the cold and the warm jitter evaluations about 10 and 15).
+# A benchmark that fails does not stop the others. About 70 minutes on 2 cores (the soak and the long call take 11
+# minutes each, the cold and the warm jitter evaluations about 8 and 15).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOGS=out/bench
@@ -44,7 +44,7 @@ run RelaySetupBench .build/release/RelaySetupBench
 run RelayPacketBench .build/release/RelayPacketBench
 run JitterBench .build/release/JitterBench
 run CallBench .build/release/CallBench --out out/callbench
-# Held-out trace seeds 101-116, 12 families, 7 buffers (issue 21; the buffer was tuned on seeds 1-8).
+# Trace seeds 101-116, 12 families, 7 buffers (issue 21; the buffer was tuned on seeds 1-8; see JitterEval/README.md).
 run JitterEval bash Benchmarks/JitterEval/run.sh
 # The same families a call some way in (three utterances of warm-up, the fourth scored): learning from nothing aside.
 run JitterEvalWarm bash Benchmarks/JitterEval/run.sh --warm-up 3 --out out/jitter-eval-warm
