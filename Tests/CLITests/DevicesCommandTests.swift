@@ -5,25 +5,10 @@ import Testing
 /// Serialized: each test blocks a test-runner thread while the process runs; one at a time leaves the
 /// others to suites that need them (e.g. in-process HTTP servers).
 @Suite(.serialized) struct DevicesCommandTests {
-    /// The current environment without any sound server or ALSA configuration of the test run, with
-    /// `asoundrc` (if given) as the only ALSA configuration besides the system's.
-    static func environment(asoundrc: String?) throws -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["PULSE_SERVER"] = nil
-        environment["ALSA_CONFIG_PATH"] = nil
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pv-devices-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        environment["HOME"] = home.path
-        if let asoundrc {
-            let file = home.appendingPathComponent("asoundrc")
-            try asoundrc.write(to: file, atomically: true, encoding: .utf8)
-            environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(file.path)"
-        }
-        return environment
-    }
-
     @Test func listsAnALSANullDeviceAsTheDefault() async throws {
-        let environment = try Self.environment(asoundrc: "pcm.!default { type null }\n")
+        let home = try DeviceTestHome(asoundrc: DeviceTestHome.nullDefault)
+        defer { home.remove() }
+        let environment = home.environment
         let result = try await runPolyvoice(["devices"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
@@ -33,7 +18,9 @@ import Testing
     }
 
     @Test func jsonHasOneObjectPerDevice() async throws {
-        let environment = try Self.environment(asoundrc: "pcm.!default { type null }\n")
+        let home = try DeviceTestHome(asoundrc: DeviceTestHome.nullDefault)
+        defer { home.remove() }
+        let environment = home.environment
         let result = try await runPolyvoice(["devices", "--json"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
@@ -48,7 +35,9 @@ import Testing
     /// Without a sound card (`/dev/snd`) or server, the command says so and still succeeds; with a card,
     /// it lists it.
     @Test func machineWithoutDevicesSaysSo() async throws {
-        let result = try await runPolyvoice(["devices"], environment: try Self.environment(asoundrc: nil))
+        let home = try DeviceTestHome(asoundrc: nil)
+        defer { home.remove() }
+        let result = try await runPolyvoice(["devices"], environment: home.environment)
         #expect(result.status == 0, "\(result.stderr)")
         if FileManager.default.fileExists(atPath: "/dev/snd") {
             #expect(result.stdout.hasPrefix("ID  NAME"))

@@ -19,7 +19,9 @@ import Testing
 
     /// Without a sound server or card, devices are a warning with a fix, not a failure.
     @Test func noDevicesIsAWarning() async throws {
-        let environment = try DevicesCommandTests.environment(asoundrc: nil)
+        let home = try DeviceTestHome(asoundrc: nil)
+        defer { home.remove() }
+        let environment = home.environment
         let result = try await runPolyvoice(["doctor"], environment: environment)
         #expect(result.status == 0, "\(result.stdout)")
         if !FileManager.default.fileExists(atPath: "/dev/snd") {
@@ -30,7 +32,9 @@ import Testing
     }
 
     @Test func reportsTheDefaultDevices() async throws {
-        let environment = try DevicesCommandTests.environment(asoundrc: "pcm.!default { type null }\n")
+        let home = try DeviceTestHome(asoundrc: DeviceTestHome.nullDefault)
+        defer { home.remove() }
+        let environment = home.environment
         let result = try await runPolyvoice(["doctor"], environment: environment)
         #expect(result.status == 0)
         #expect(result.stdout.contains("✓ Default input: "), "\(result.stdout)")

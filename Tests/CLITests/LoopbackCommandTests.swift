@@ -84,7 +84,9 @@ import Testing
     }
 
     @Test func missingDeviceFailsWithExitFiveAndTheList() async throws {
-        let environment = try DevicesCommandTests.environment(asoundrc: "pcm.!default { type null }\n")
+        let home = try DeviceTestHome(asoundrc: DeviceTestHome.nullDefault)
+        defer { home.remove() }
+        let environment = home.environment
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pv-\(UUID().uuidString).wav")
         let result = try await runPolyvoice(
             ["loopback", "--input", "no-such-microphone", "--output", output.path], environment: environment)
@@ -96,7 +98,9 @@ import Testing
 
     /// Device mode runs in real time (paced by the wall clock even on ALSA's unpaced null device).
     @Test func deviceModeRunsInRealTime() async throws {
-        let environment = try DevicesCommandTests.environment(asoundrc: "pcm.!default { type null }\n")
+        let home = try DeviceTestHome(asoundrc: DeviceTestHome.nullDefault)
+        defer { home.remove() }
+        let environment = home.environment
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pv-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: output) }
         let started = Date()
@@ -117,7 +121,9 @@ import Testing
 
     /// Ctrl-C ends a device run early and cleanly: statistics printed, exit 0.
     @Test func interruptStopsCleanly() async throws {
-        let environment = try DevicesCommandTests.environment(asoundrc: "pcm.!default { type null }\n")
+        let home = try DeviceTestHome(asoundrc: DeviceTestHome.nullDefault)
+        defer { home.remove() }
+        let environment = home.environment
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pv-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()

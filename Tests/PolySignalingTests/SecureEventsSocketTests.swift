@@ -29,8 +29,14 @@ import Testing
         return (certificate, key)
     }
 
+    /// Removes the directory `makeCertificate` made.
+    static func remove(_ tls: (certificate: String, key: String)) {
+        try? FileManager.default.removeItem(at: URL(fileURLWithPath: tls.certificate).deletingLastPathComponent())
+    }
+
     @Test func wssWithTrustedCertificateDeliversEvents() async throws {
         let tls = try Self.makeCertificate()
+        defer { Self.remove(tls) }
         let bridge = try TestBridge(tls: tls)
         let url = URL(string: "https://127.0.0.1:\(bridge.server.port)/api/v1/call/call-1/events")!
         let socket = try EventsSocket(
@@ -45,6 +51,7 @@ import Testing
 
     @Test func wssWithUntrustedCertificateFails() async throws {
         let tls = try Self.makeCertificate()
+        defer { Self.remove(tls) }
         let bridge = try TestBridge(tls: tls)
         let url = URL(string: "wss://127.0.0.1:\(bridge.server.port)/api/v1/call/call-1/events")!
         let socket = try EventsSocket(configuration: .init(url: url, token: TestBridge.callToken))
@@ -59,6 +66,7 @@ import Testing
     /// reaches the events socket too, so this is what stops a wrong server there).
     @Test func wssWithTrustedCertificateForAnotherAddressFails() async throws {
         let tls = try Self.makeCertificate(subjectAltName: "IP:127.0.0.2,DNS:bridge.test")
+        defer { Self.remove(tls) }
         let bridge = try TestBridge(tls: tls)
         let url = URL(string: "wss://127.0.0.1:\(bridge.server.port)/api/v1/call/call-1/events")!
         let socket = try EventsSocket(
