@@ -4,7 +4,11 @@
 Usage: quality.py REF.wav DEG.wav [--json] [--max-delay SECONDS]
 
 Both files are mixed to mono, resampled to 16 kHz, aligned by cross-correlation (the degraded
-signal is shifted by the measured delay) and trimmed to their overlap before scoring.
+signal is shifted by the measured delay) and trimmed to their overlap before scoring. PESQ gets that one
+global alignment (it re-aligns each utterance itself); STOI, which has no alignment of its own, gets the
+degraded signal re-aligned per 1 s chunk within 300 ms of the global delay, so a receiver whose delay moves
+during the call (a jitter buffer growing after a burst, time-stretching) is not scored as unintelligible
+for the part after the move. `stoi_global` is STOI after the one global alignment, for comparison.
 """
 import argparse
 import json
@@ -15,7 +19,7 @@ import numpy as np
 from pesq import pesq
 from pystoi import stoi
 from scipy.io import wavfile
-from scipy.signal import correlate, resample_poly
+from scipy.signal import correlate, fftconvolve, resample_poly
 
 RATE = 16000
 
@@ -53,6 +57,25 @@ def align(ref, deg, lag):
     return ref[:length], deg[:length]
 
 
+def align_piecewise(ref, deg, lag, chunk=RATE, search=int(0.3 * RATE)):
+    """deg re-aligned to ref chunk by chunk (ref[i] against the returned [i]), each 1 s chunk of ref at the lag
+    within ±300 ms of `lag` (≥ 0) that correlates best; a silent chunk keeps `lag`. Time-stretching and delay
+    changes move the audio by tens to hundreds of ms during a call, which one global lag would score as
+    distortion. Missing audio at the end is zeros."""
+    out = np.zeros_like(ref)
+    for start in range(0, len(ref), chunk):
+        r = ref[start:start + chunk]
+        best_lag = lag
+        if np.dot(r, r) > 0:
+            lo = max(0, lag + start - search)
+            segment = deg[lo: lag + start + search + len(r)]
+            if len(segment) >= len(r):
+                best_lag = lo + int(np.argmax(fftconvolve(segment, r[::-1], mode="valid"))) - start
+        piece = deg[start + best_lag: start + best_lag + len(r)]
+        out[start:start + len(piece)] = piece
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("reference")
@@ -64,15 +87,18 @@ def main():
     ref = load(args.reference)
     deg = load(args.degraded)
     lag = delay_samples(ref, deg, int(args.max_delay * RATE))
-    ref, deg = align(ref, deg, lag)
-    if len(ref) < RATE // 4:
+    ref_aligned, deg_aligned = align(ref, deg, lag)
+    if len(ref_aligned) < RATE // 4:
         print("quality.py: less than 0.25 s of overlap after alignment", file=sys.stderr)
         return 1
+    # A negative lag (deg starts early) becomes lag 0 on ref without its first -lag samples, as in align().
+    deg_piecewise = align_piecewise(ref[max(0, -lag):], deg, max(0, lag))[:len(ref_aligned)]
     result = {
-        "pesq_wb": float(pesq(RATE, ref, deg, "wb")),
-        "stoi": float(stoi(ref, deg, RATE, extended=False)),
+        "pesq_wb": float(pesq(RATE, ref_aligned, deg_aligned, "wb")),
+        "stoi": float(stoi(ref_aligned, deg_piecewise, RATE, extended=False)),
+        "stoi_global": float(stoi(ref_aligned, deg_aligned, RATE, extended=False)),
         "delay_ms": lag * 1000.0 / RATE,
-        "duration_s": len(ref) / RATE,
+        "duration_s": len(ref_aligned) / RATE,
     }
     if args.json:
         print(json.dumps(result))

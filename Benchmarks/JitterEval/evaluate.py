@@ -44,10 +44,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.io import wavfile
-from scipy.signal import fftconvolve, resample_poly
+from scipy.signal import resample_poly
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from quality import align_piecewise  # noqa: E402  (the same STOI alignment as every other score)
 PROFILES = ["clean", "wifi", "lte", "bursty", "congested", "outage",
             "wander", "route", "wifiscan", "bufferbloat", "handover", "mixed"]
 BUFFERS = ["ours", "fixed40", "fixed60", "fixed120", "oracle", "jbuf", "aiortc"]
@@ -122,26 +124,6 @@ def align(ref, deg, max_lag_s=1.5):
     lag = int(np.argmax(xc[: int(max_lag_s * 16000)]))
     out = deg[lag: lag + len(ref)]
     return np.pad(out, (0, len(ref) - len(out))), lag / 16
-
-
-def align_piecewise(ref, deg, lag, chunk=16000, search=4800):
-    """Re-aligns each 1 s chunk within ±300 ms of the global lag: time-scale modification and delay changes
-    (a buffer following a route change or bufferbloat moves by hundreds of ms) move the audio, which a single
-    global lag would score as distortion."""
-    out = np.zeros_like(ref)
-    for start in range(0, len(ref), chunk):
-        r = ref[start:start + chunk]
-        best, best_lag = -np.inf, lag
-        if np.dot(r, r) > 0:
-            lo = max(0, lag + start - search)
-            seg = deg[lo: lag + start + search + len(r)]
-            if len(seg) >= len(r):
-                xc = fftconvolve(seg, r[::-1], mode="valid")
-                k = int(np.argmax(xc))
-                best, best_lag = xc[k], lo + k - start
-        piece = deg[start + best_lag: start + best_lag + len(r)]
-        out[start:start + len(piece)] = piece
-    return out
 
 
 def score(ref, deg):

@@ -58,4 +58,29 @@ private func temporaryDirectory() -> URL {
         #expect(degraded.pesqWideband < 2.5)
         #expect(degraded.stoi < clean.stoi)
     }
+
+    /// A delay step mid-recording (as a jitter buffer growing by 180 ms makes) leaves the speech intelligible:
+    /// STOI re-aligns per chunk, where one global alignment would score the rest of the file misaligned.
+    /// Re-alignment is local (±300 ms), so shuffled speech still scores low.
+    @Test func stoiFollowsADelayStepButNotShuffledSpeech() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reference = try SpeechFixtures(cacheDirectory: directory).speech(.female)
+        let stepped = directory.appendingPathComponent("stepped.wav")
+        try ExternalTool.run("sox", ["-D", reference.path, stepped.path, "pad", "0.07@0", "0.18@4"])
+        let shuffled = directory.appendingPathComponent("shuffled.wav")
+        let second = { (from: Int) in directory.appendingPathComponent("second-\(from).wav").path }
+        for from in 0..<8 {
+            try ExternalTool.run("sox", [reference.path, second(from), "trim", "\(from)", "1"])
+        }
+        try ExternalTool.run("sox", [5, 2, 7, 0, 3, 6, 1, 4].map(second) + [shuffled.path])
+
+        let scorer = try QualityScorer()
+        let step = try scorer.score(reference: reference, degraded: stepped)
+        #expect(step.stoi > 0.98)
+        #expect(step.stoiGlobalAlignment < 0.8)
+        #expect(step.pesqWideband > 3)
+        let shuffle = try scorer.score(reference: reference, degraded: shuffled)
+        #expect(shuffle.stoi < 0.5)
+    }
 }

@@ -5,8 +5,11 @@ import FoundationEssentials
 public struct QualityScore: Sendable, Equatable, Decodable {
     /// PESQ wideband MOS-LQO (about 1.0–4.64).
     public let pesqWideband: Double
-    /// Short-time objective intelligibility (0–1).
+    /// Short-time objective intelligibility (0–1), each 1 s of the reference scored against the degraded audio
+    /// re-aligned within 300 ms of the global delay (a delay that moves during a call is not unintelligibility).
     public let stoi: Double
+    /// STOI after the one global alignment (what `stoi` was before chunk re-alignment), for comparison.
+    public let stoiGlobalAlignment: Double
     /// How late the degraded file is relative to the reference.
     public let delayMilliseconds: Double
     /// Length of the overlap that was scored.
@@ -15,6 +18,7 @@ public struct QualityScore: Sendable, Equatable, Decodable {
     enum CodingKeys: String, CodingKey {
         case pesqWideband = "pesq_wb"
         case stoi
+        case stoiGlobalAlignment = "stoi_global"
         case delayMilliseconds = "delay_ms"
         case durationSeconds = "duration_s"
     }

@@ -130,18 +130,22 @@ struct RelayScenarioTests {
         await call.end()
         #expect(call.state == .ended)
         let relayed = network.relay.counters
-        // POLYVOICE_SCENARIO_KEEP=DIR keeps the echoed speech of each scenario for listening or re-scoring.
+        // POLYVOICE_SCENARIO_KEEP=DIR keeps the echoed speech of each scenario, and the caller's
+        // input as reference.wav, for listening or re-scoring.
         if let keep = ProcessInfo.processInfo.environment["POLYVOICE_SCENARIO_KEEP"] {
             let kept = URL(fileURLWithPath: keep).appendingPathComponent("\(name)-\(UUID().uuidString.prefix(6)).wav")
             try? FileManager.default.copyItem(at: received, to: kept)
+            try? FileManager.default.copyItem(
+                at: speech, to: kept.deletingLastPathComponent().appendingPathComponent("reference.wav"))
         }
 
         // Every packet crossed the relay: the bridge's candidates named it, not its own port.
         #expect(relayed.up.received > 200 && relayed.down.received > 200)
         let score = try QualityScorer().score(reference: speech, degraded: received, maxDelay: .seconds(3))
         let figures = String(
-            format: "PESQ-WB %.3f STOI %.3f delay %.0f ms concealed %.2f s", score.pesqWideband, score.stoi,
-            score.delayMilliseconds, Double(stats.inboundRtp.concealedSamples) / 48000)
+            format: "PESQ-WB %.3f STOI %.3f (one global alignment %.3f) delay %.0f ms concealed %.2f s",
+            score.pesqWideband, score.stoi, score.stoiGlobalAlignment, score.delayMilliseconds,
+            Double(stats.inboundRtp.concealedSamples) / 48000)
         print("scenario \(name): \(figures); inbound lost \(stats.inboundRtp.packetsLost); relay \(relayed)")
         #expect(
             score.pesqWideband >= gate.pesqWideband,
