@@ -72,6 +72,8 @@ run ReceiverCompare bash Benchmarks/ReceiverCompare/run.sh
 run ReceiverCompareNoFEC bash Benchmarks/ReceiverCompare/run.sh --no-fec
 # What libopus's PLC alone achieves on that sender's stream, perfectly timed: the ceiling of a real-time receiver.
 run PLCCeiling .venv/bin/python Benchmarks/ReceiverCompare/plc_ceiling.py out/receiver-compare/no-fec/speech.wav
+# The same with the stream the FEC runs get (in-band FEC, 64 kbit/s), each lone loss decoded from its successor.
+run FECCeiling .venv/bin/python Benchmarks/ReceiverCompare/plc_ceiling.py out/receiver-compare/fec/speech.wav --fec
 
 echo "end_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$LOGS/machine.txt"
 echo "end_loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$LOGS/machine.txt"

@@ -1,4 +1,4 @@
-"""The PLC-only ceiling of the play agent's stream: what libopus's concealment alone achieves, perfectly timed.
+"""The ceiling of the play agent's stream: what libopus's concealment (and FEC) achieve, perfectly timed.
 
 The speech ReceiverCompare plays (its speech.wav) is encoded as the bridge's play agent codes it without FEC (libopus,
 VOIP, 48 kbit/s, wideband, complexity 9; --bitrate/--fullband for other senders), packets are dropped by a seeded
@@ -6,7 +6,11 @@ model (5 % uniform, or Gilbert-Elliott with mean loss 5 % and mean bursts of 3),
 decodes the rest and conceals each lost packet with its PLC, every packet on time. PESQ-WB by scripts/quality.py;
 median over the loss seeds. A real-time receiver of the same stream cannot do better by timing alone.
 
-Usage: plc_ceiling.py SPEECH.wav [--seeds 1-6] [--bitrate 48000] [--fullband] [--plc-ms 10|20]
+--fec: the stream as the play agent codes it when the receiver's reports show loss (in-band FEC, loss hint 5 %,
+64 kbit/s: 48 plus a third, `SenderCodecPolicy`); a lost packet whose successor arrived is decoded from that
+successor's FEC data (libopus decode_fec), the others concealed by PLC: the ceiling of the FEC runs.
+
+Usage: plc_ceiling.py SPEECH.wav [--seeds 1-6] [--bitrate 48000] [--fullband] [--plc-ms 10|20] [--fec]
 """
 
 import argparse
@@ -26,15 +30,18 @@ OPUS = ctypes.CDLL("libopus.so.0")
 OPUS.opus_encoder_create.restype = ctypes.c_void_p
 OPUS.opus_decoder_create.restype = ctypes.c_void_p
 APPLICATION_VOIP, SET_BITRATE, SET_MAX_BANDWIDTH, SET_COMPLEXITY, SET_INBAND_FEC = 2048, 4002, 4004, 4010, 4012
+SET_PACKET_LOSS_PERC = 4014
+FEC_LOSS_HINT = 5  # percent: the loss the relay scenarios impose, as the receivers' reports tell the sender
 BANDWIDTH_WIDEBAND = 1103
 FRAME = 960  # 20 ms at 48 kHz
 
 
-def encode(speech, bitrate, fullband):
+def encode(speech, bitrate, fullband, fec):
     error = ctypes.c_int()
     encoder = ctypes.c_void_p(OPUS.opus_encoder_create(48000, 1, APPLICATION_VOIP, ctypes.byref(error)))
-    for request, value in [(SET_BITRATE, bitrate), (SET_COMPLEXITY, 9), (SET_INBAND_FEC, 0)] + (
-            [] if fullband else [(SET_MAX_BANDWIDTH, BANDWIDTH_WIDEBAND)]):
+    settings = [(SET_BITRATE, bitrate), (SET_COMPLEXITY, 9), (SET_INBAND_FEC, int(fec)),
+                (SET_PACKET_LOSS_PERC, FEC_LOSS_HINT if fec else 0)]
+    for request, value in settings + ([] if fullband else [(SET_MAX_BANDWIDTH, BANDWIDTH_WIDEBAND)]):
         OPUS.opus_encoder_ctl(encoder, ctypes.c_int(request), ctypes.c_int(value))
     packets, buffer = [], (ctypes.c_ubyte * 1500)()
     for start in range(0, len(speech), FRAME):
@@ -46,12 +53,19 @@ def encode(speech, bitrate, fullband):
     return packets
 
 
-def decode(packets, lost, plc_samples):
+def decode(packets, lost, plc_samples, fec):
+    """Each packet decoded in its slot; a lost one from its successor's FEC data if `fec` and that arrived, else
+    concealed by PLC in calls of `plc_samples`."""
     error = ctypes.c_int()
     decoder = ctypes.c_void_p(OPUS.opus_decoder_create(48000, 1, ctypes.byref(error)))
     out = np.zeros(FRAME * len(packets), dtype=np.int16)
     for index, packet in enumerate(packets):
-        if index in lost:
+        following = index + 1
+        if index in lost and fec and following < len(packets) and following not in lost:
+            data = (ctypes.c_ubyte * len(packets[following])).from_buffer_copy(packets[following])
+            target = out[index * FRAME:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
+            OPUS.opus_decode(decoder, data, len(packets[following]), target, FRAME, 1)
+        elif index in lost:
             for part in range(0, FRAME, plc_samples):
                 target = out[index * FRAME + part:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
                 OPUS.opus_decode(decoder, None, 0, target, plc_samples, 0)
@@ -88,28 +102,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("speech")
     parser.add_argument("--seeds", default="1-6")
-    parser.add_argument("--bitrate", type=int, default=48000)
+    parser.add_argument("--bitrate", type=int, help="bit/s (default 48000, or 64000 with --fec)")
     parser.add_argument("--fullband", action="store_true")
     parser.add_argument("--plc-ms", type=int, default=10, choices=[10, 20], help="samples per PLC call")
+    parser.add_argument("--fec", action="store_true", help="in-band FEC coded, and used for lone losses")
     args = parser.parse_args()
+    bitrate = args.bitrate or (64000 if args.fec else 48000)
     low, _, high = args.seeds.partition("-")
     seeds = range(int(low), int(high or low) + 1)
     rate, speech = wavfile.read(args.speech)
     if rate != 48000 or speech.ndim != 1:
         sys.exit("plc_ceiling.py: needs 48 kHz mono speech (ReceiverCompare's speech.wav)")
-    packets = encode(speech, args.bitrate, args.fullband)
+    packets = encode(speech, bitrate, args.fullband, args.fec)
     first = int(1.5 * 50)  # the speech starts 2 s in; losses from 1.5 s as in the relay scenarios
     with tempfile.TemporaryDirectory() as scratch_dir:
         scratch = os.path.join(scratch_dir, "out.wav")
-        print(f"clean: PESQ-WB {pesq_wb(args.speech, decode(packets, set(), args.plc_ms * 48), scratch):.2f}")
+        print(f"clean: PESQ-WB {pesq_wb(args.speech, decode(packets, set(), args.plc_ms * 48, args.fec), scratch):.2f}")
         results = {}
         for kind in ("uniform", "bursty"):
             scores = [pesq_wb(args.speech, decode(packets, lost_packets(kind, seed, len(packets), first),
-                                                  args.plc_ms * 48), scratch) for seed in seeds]
+                                                  args.plc_ms * 48, args.fec), scratch) for seed in seeds]
             results[kind] = round(statistics.median(scores), 2)
             print(f"{kind}: median PESQ-WB {results[kind]:.2f} over seeds {list(seeds)}: "
                   + ", ".join(f"{s:.2f}" for s in scores))
-    print("RESULT_JSON " + json.dumps({"bitrate": args.bitrate, "fullband": args.fullband, **results}))
+    print("RESULT_JSON " + json.dumps({"bitrate": bitrate, "fullband": args.fullband, "fec": args.fec, **results}))
 
 
 if __name__ == "__main__":
