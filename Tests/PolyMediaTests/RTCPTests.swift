@@ -120,6 +120,36 @@ import Testing
         #expect(Set(intervals.map { Int($0 * 10) }).count > 10)  // actually randomised
     }
 
+    /// RTP/AVPF early reports: one between regular reports, sent at once, and the regular one after it two
+    /// intervals later so the average rate does not rise.
+    @Test func schedulerGrantsOneEarlyReportBetweenRegularOnes() {
+        var scheduler = RTCPReportScheduler(
+            minimumInterval: .seconds(1), random: SeededRandom(seed: 5), start: .zero)
+        scheduler.didSend(packetSize: 80, at: scheduler.nextDeadline())
+        let regular = scheduler.nextDeadline()
+        let event = regular - .milliseconds(300)
+        let granted = scheduler.requestEarlyReport(at: event)
+        #expect(granted)
+        #expect(scheduler.nextDeadline() == event && scheduler.isDue(at: event))
+        let second = scheduler.requestEarlyReport(at: event + .milliseconds(1))
+        #expect(!second)  // one per regular interval
+        scheduler.didSend(packetSize: 80, at: event)
+        let low = 0.5 / 1.21828
+        #expect((scheduler.nextDeadline() - event).inSeconds >= 2 * low)
+        let afterEarly = scheduler.requestEarlyReport(at: event + .milliseconds(100))
+        #expect(!afterEarly)  // not until a regular report
+        let next = scheduler.nextDeadline()
+        scheduler.didSend(packetSize: 80, at: next)
+        let afterRegular = scheduler.requestEarlyReport(at: next + .milliseconds(50))
+        #expect(afterRegular)
+        // An early request never postpones a report that is due sooner.
+        var due = RTCPReportScheduler(minimumInterval: .seconds(1), random: SeededRandom(seed: 6), start: .zero)
+        let deadline = due.nextDeadline()
+        let late = due.requestEarlyReport(at: deadline + .milliseconds(10))
+        #expect(late)
+        #expect(due.nextDeadline() == deadline)
+    }
+
     @Test func schedulerScalesWithMembersAndBandwidth() {
         var scheduler = RTCPReportScheduler(
             sessionBandwidth: 64_000, members: 1000, senders: 1000, random: SeededRandom(seed: 1), start: .zero)

@@ -1,4 +1,5 @@
-// When to send the next RTCP report: RFC 3550 §6.2/§6.3 interval, simple form without reconsideration.
+// When to send the next RTCP report: RFC 3550 §6.2/§6.3 interval, simple form without reconsideration, and one
+// early report between regular ones (RTP/AVPF, RFC 4585 §3.5, immediate mode: two parties, no dither).
 import PolyCore
 
 /// Schedules RTCP reports from the caller's clock (sans-IO).
@@ -21,6 +22,9 @@ public struct RTCPReportScheduler: Sendable {
     /// When the next report is due.
     public private(set) var nextReport: Instant
     private var initial = true
+    /// Whether an early report may be sent now: once after each regular report (RFC 4585 `allow_early`).
+    public private(set) var allowEarly = true
+    private var earlyPending = false
     private var random: SeededRandom
 
     public init(
@@ -65,11 +69,28 @@ public struct RTCPReportScheduler: Sendable {
     /// Whether a report is due at `now`.
     public func isDue(at now: Instant) -> Bool { now >= nextReport }
 
-    /// Records a report of `packetSize` octets (RTCP only) sent at `now`, and schedules the next.
+    /// Asks for a report now, ahead of the regular one (an event the sender should hear about at once, such as
+    /// the first loss after a clean stretch). Granted once between regular reports; returns whether it was.
+    public mutating func requestEarlyReport(at now: Instant) -> Bool {
+        guard allowEarly else { return false }
+        allowEarly = false
+        earlyPending = true
+        nextReport = min(nextReport, now)
+        return true
+    }
+
+    /// Records a report of `packetSize` octets (RTCP only) sent at `now`, and schedules the next. After an early
+    /// report the next regular one waits two intervals, so the average rate stays what RFC 3550 allows.
     public mutating func didSend(packetSize: Int, at now: Instant) {
         updateAverage(packetSize)
         initial = false
-        nextReport = now + nextInterval()
+        if earlyPending {
+            earlyPending = false
+            nextReport = now + nextInterval() + nextInterval()
+        } else {
+            allowEarly = true
+            nextReport = now + nextInterval()
+        }
     }
 
     /// Records a received RTCP packet of `packetSize` octets for the average size.

@@ -197,6 +197,12 @@ public struct RTPReceiveStatistics: Sendable {
     /// Cumulative packets lost (negative when duplicates outnumber losses, as RFC 3550 allows).
     public var packetsLost: Int64 { packetsExpected - packetsReceived }
 
+    /// Packets lost since the last report block (the interval `makeReportBlock` will close); transiently above
+    /// zero while a reordered packet is still on its way.
+    public var packetsLostSinceReport: Int64 {
+        (packetsExpected - expectedPrior) - (packetsReceived - receivedPrior)
+    }
+
     /// Interarrival jitter in RTP timestamp units.
     public var jitter: UInt32 { UInt32(jitterEstimate.rounded(.down)) }
 

@@ -141,6 +141,9 @@ extension MediaEndpoint {
         let outcome = receiveStatistics.record(
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payloadBytes: packet.payload.count,
             headerBytes: packet.headerLength + packet.paddingCount, at: now)
+        if configuration.earlyLossReports, !lastReportShowedLoss, receiveStatistics.packetsLostSinceReport > 0 {
+            _ = rtcp.requestEarlyReport(at: now)
+        }
         guard outcome.isDeliverable || outcome == .probation, !packet.payload.isEmpty else { return }
         if let eventType = telephoneEventPayloadType, packet.payloadType == eventType {
             // RFC 4733 DTMF shares the stream's sequence numbers (counted above) but is no audio.
@@ -205,6 +208,7 @@ extension MediaEndpoint {
         if let remoteSSRC, receiveStatistics.packetsReceived > 0 {
             blocks.append(receiveStatistics.makeReportBlock(ssrc: remoteSSRC, at: now))
         }
+        lastReportShowedLoss = blocks.contains { $0.fractionLost > 0 }
         var packets: [RTCPPacket] = []
         if sentSinceReport, let lastTimestamp = outgoing.lastTimestampSent, let lastSendAt {
             let elapsed = UInt32(truncatingIfNeeded: max(0, (now - lastSendAt).totalNanoseconds) * 48 / 1_000_000)

@@ -78,6 +78,8 @@ public final class MediaEndpoint {
     var failed = false
     public private(set) var isMuted = false
     var sentSinceReport = false
+    /// Whether our last report block said packets were lost (then new losses are no news for an early report).
+    var lastReportShowedLoss = false
     var lastSendAt: Instant?
 
     // MARK: Preallocated buffers (per-packet path)

@@ -48,6 +48,9 @@ public struct MediaEndpointConfiguration: Sendable {
     public var maximumLossHintPercent = 20
     /// RTCP report interval before randomisation (RFC 3550 minimum 5 s; voice calls use about 1 s).
     public var rtcpInterval: Duration = .seconds(1)
+    /// Send a receiver report at once when packets go missing after a report that showed no loss (RTP/AVPF early
+    /// RTCP), so a sender that adapts FEC to reports (ours, libwebrtc's) turns it on up to an interval sooner.
+    public var earlyLossReports = true
     /// The CNAME in RTCP SDES and `a=ssrc`.
     public var cname = "polyvoice"
     /// Client: offer RFC 4733 `telephone-event/48000` for DTMF (the bridge answers it if it can; without it

@@ -55,5 +55,34 @@ extension MediaSuites {
             let pinned = try run(CodecSettings(bitrate: 40_000, adaptiveBitrate: false))
             #expect(pinned.clean == 40_000 && pinned.lossy == 40_000 && pinned.recovered == 40_000)
         }
+
+        /// The first loss after a clean stretch is reported at once (an early RTCP report), so the far end's FEC
+        /// comes on within a round trip instead of at the next regular report (up to 1.2 s at the 1 s interval).
+        @Test("the first loss after a clean stretch turns the sender's FEC on within a round trip")
+        func firstLossIsReportedEarly() throws {
+            func millisecondsUntilFEC(earlyLossReports: Bool, seed: UInt64) throws -> Int {
+                let speech = try Signals.speech()
+                let call = try MediaCall(seed: seed, signal: speech + speech, earlyLossReports: earlyLossReports)
+                try call.connect()
+                call.run(for: .seconds(3))
+                #expect(call.client.endpoint.encoderLossPercent == 0)  // the clean reports turned FEC's hint off
+                let dropped = call.scheduler.now
+                // 30 ms of total loss: one or two packets each way, then a clean path again.
+                call.network.setImpairment(
+                    LinkImpairment(loss: .uniform(1)), between: call.clientHost, and: call.bridgeHost)
+                call.run(for: .milliseconds(30))
+                call.network.setImpairment(LinkImpairment(), between: call.clientHost, and: call.bridgeHost)
+                while call.client.endpoint.encoderLossPercent == 0, call.scheduler.now < dropped + .seconds(3) {
+                    call.run(for: .milliseconds(10))
+                }
+                return Int((call.scheduler.now - dropped).totalNanoseconds / 1_000_000)
+            }
+            for seed: UInt64 in [7, 8, 9] {
+                let early = try millisecondsUntilFEC(earlyLossReports: true, seed: seed)
+                let regular = try millisecondsUntilFEC(earlyLossReports: false, seed: seed)
+                #expect(early <= 100, "seed \(seed): FEC on \(early) ms after the loss")
+                #expect(regular > early, "seed \(seed): \(regular) ms without early reports, \(early) ms with")
+            }
+        }
     }
 }
