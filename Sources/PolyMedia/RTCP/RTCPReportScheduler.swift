@@ -69,13 +69,13 @@ public struct RTCPReportScheduler: Sendable {
     /// Whether a report is due at `now`.
     public func isDue(at now: Instant) -> Bool { now >= nextReport }
 
-    /// Asks for a report now, ahead of the regular one (an event the sender should hear about at once, such as
-    /// the first loss after a clean stretch). Granted once between regular reports; returns whether it was.
-    public mutating func requestEarlyReport(at now: Instant) -> Bool {
+    /// Asks for a report at `time`, ahead of the regular one (an event the sender should hear about at once, such
+    /// as the first loss after a clean stretch). Granted once between regular reports; returns whether it was.
+    public mutating func requestEarlyReport(at time: Instant) -> Bool {
         guard allowEarly else { return false }
         allowEarly = false
         earlyPending = true
-        nextReport = min(nextReport, now)
+        nextReport = min(nextReport, time)
         return true
     }
 

@@ -142,7 +142,8 @@ extension MediaEndpoint {
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payloadBytes: packet.payload.count,
             headerBytes: packet.headerLength + packet.paddingCount, at: now)
         if configuration.earlyLossReports, !lastReportShowedLoss, receiveStatistics.packetsLostSinceReport > 0 {
-            _ = rtcp.requestEarlyReport(at: now)
+            // One packet interval later: a packet only reordered by up to that much is in by then (no loss).
+            _ = rtcp.requestEarlyReport(at: now + .milliseconds(20))
         }
         guard outcome.isDeliverable || outcome == .probation, !packet.payload.isEmpty else { return }
         if let eventType = telephoneEventPayloadType, packet.payloadType == eventType {
