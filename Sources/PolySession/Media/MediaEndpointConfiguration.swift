@@ -48,8 +48,9 @@ public struct MediaEndpointConfiguration: Sendable {
     public var maximumLossHintPercent = 20
     /// RTCP report interval before randomisation (RFC 3550 minimum 5 s; voice calls use about 1 s).
     public var rtcpInterval: Duration = .seconds(1)
-    /// Send a receiver report at once when packets go missing after a report that showed no loss (RTP/AVPF early
-    /// RTCP), so a sender that adapts FEC to reports (ours, libwebrtc's) turns it on up to an interval sooner.
+    /// Send a receiver report one packet interval after packets go missing, when the last report showed no loss
+    /// (RTP/AVPF early RTCP), so a sender that adapts FEC to reports (ours, libwebrtc's) turns it on up to an
+    /// interval sooner.
     public var earlyLossReports = true
     /// The CNAME in RTCP SDES and `a=ssrc`.
     public var cname = "polyvoice"
