@@ -59,20 +59,23 @@ def decode(packets, lost, plc_samples, fec):
     error = ctypes.c_int()
     decoder = ctypes.c_void_p(OPUS.opus_decoder_create(48000, 1, ctypes.byref(error)))
     out = np.zeros(FRAME * len(packets), dtype=np.int16)
+
+    def decode_into(index, packet, from_fec):
+        """Slot `index` decoded from `packet` (its own data, or with `from_fec` the FEC data it carries)."""
+        data = (ctypes.c_ubyte * len(packet)).from_buffer_copy(packet)
+        target = out[index * FRAME:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
+        OPUS.opus_decode(decoder, data, len(packet), target, FRAME, int(from_fec))
+
     for index, packet in enumerate(packets):
         following = index + 1
         if index in lost and fec and following < len(packets) and following not in lost:
-            data = (ctypes.c_ubyte * len(packets[following])).from_buffer_copy(packets[following])
-            target = out[index * FRAME:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
-            OPUS.opus_decode(decoder, data, len(packets[following]), target, FRAME, 1)
+            decode_into(index, packets[following], from_fec=True)
         elif index in lost:
             for part in range(0, FRAME, plc_samples):
                 target = out[index * FRAME + part:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
                 OPUS.opus_decode(decoder, None, 0, target, plc_samples, 0)
         else:
-            data = (ctypes.c_ubyte * len(packet)).from_buffer_copy(packet)
-            target = out[index * FRAME:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
-            OPUS.opus_decode(decoder, data, len(packet), target, FRAME, 0)
+            decode_into(index, packet, from_fec=False)
     OPUS.opus_decoder_destroy(decoder)
     return out
 
