@@ -23,7 +23,7 @@ public struct RTCPReportScheduler: Sendable {
     public private(set) var nextReport: Instant
     private var initial = true
     /// Whether an early report may be sent now: once after each regular report (RFC 4585 `allow_early`).
-    public private(set) var allowEarly = true
+    private var allowEarly = true
     private var earlyPending = false
     private var random: SeededRandom
 
