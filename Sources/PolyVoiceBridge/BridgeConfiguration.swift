@@ -59,6 +59,8 @@ public struct BridgeConfiguration: Sendable {
     public var eventsMaxQueuedFrames: Int = 256
     /// The echo agent's media profile (`--agent-profile`): faithful echo by default.
     public var agentProfile: EchoProfile = .faithful
+    /// Every agent's bitrate and band over its profile's (`--agent-bitrate`, `--agent-bandwidth`).
+    public var agentCoding = AgentCoding()
     /// How often at most the bridge returns freed heap to the system after calls end (`HeapTrimSchedule`);
     /// nil never does.
     public var heapTrimInterval: Duration? = .seconds(30)

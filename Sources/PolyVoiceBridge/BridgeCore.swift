@@ -83,7 +83,8 @@ final class BridgeCore: Sendable {
                     : template.makeAgent(callID: id, recordDirectory: record)
             },
             emit: { [weak self] event in self?.send(event.bridgeEvent, toCall: id) },
-            advertise: configuration.advertise, logger: log.logger(category: "media"))
+            advertise: configuration.advertise, logger: log.logger(category: "media"),
+            agentCoding: configuration.agentCoding)
         let created = try configuration.media.make(context)
         let winner = state.withLock { state -> (any BridgeMediaSession)? in
             guard state.calls[id] != nil else { return nil }

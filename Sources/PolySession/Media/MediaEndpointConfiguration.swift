@@ -57,8 +57,8 @@ public struct MediaEndpointConfiguration: Sendable {
     /// Client: offer RFC 4733 `telephone-event/48000` for DTMF (the bridge answers it if it can; without it
     /// `sendDTMF` mixes tones into the audio). Bridge: answer it when offered.
     public var telephoneEvents = true
-    /// The widest audio band the encoder may code (nil: as the bitrate allows, fullband at 32 kbps). Wideband
-    /// (8 kHz audio, SILK only) saves the CELT layer's CPU on a server; PESQ-WB and STOI measure no more.
+    /// The widest audio band the encoder may code, over `codec.maxBandwidth` (nil: that, wideband by default).
+    /// Wideband (8 kHz audio, SILK only) saves the CELT layer's CPU on a server; PESQ-WB and STOI measure no more.
     public var encoderMaxBandwidth: OpusBandwidth?
     /// Servers: while the far end's receiver reports show no loss, frames are coded in this cheaper mode
     /// (no in-band FEC); the main encoder takes over again from the first report of loss. Nil: always the

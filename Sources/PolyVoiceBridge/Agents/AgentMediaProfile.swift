@@ -8,7 +8,7 @@ import PolySession
 public struct AgentMediaProfile: Sendable, Equatable {
     /// Opus complexity (0...10) of the agent's audio to the caller.
     public var encoderComplexity: Int
-    /// The widest band the agent's audio is coded in (nil: fullband at the default 32 kbps).
+    /// The widest band the agent's audio is coded in (nil: the codec's default, wideband).
     public var encoderMaxBandwidth: OpusBandwidth?
     /// Whether playout of the caller's audio may time-stretch (accelerate / preemptive expand) to follow
     /// the network's delay. It needs a pitch search on every played frame, the costliest playout step;

@@ -89,12 +89,15 @@ public struct BridgeMediaContext: Sendable {
     public var logger: Logger
     /// The bridge's shared media port (`BridgeConfiguration.mediaPort`); nil: the call binds its own.
     public var sharedPort: SharedMediaPort?
+    /// The operator's override of the agent's coding (`BridgeConfiguration.agentCoding`).
+    public var agentCoding: AgentCoding
 
     public init(
         callID: String, mode: String, makeAgent: @escaping @Sendable () throws -> any BridgeAgent,
         emit: @escaping @Sendable (AgentEvent) -> Void, advertise: String?, logger: Logger,
-        sharedPort: SharedMediaPort? = nil
+        sharedPort: SharedMediaPort? = nil, agentCoding: AgentCoding = AgentCoding()
     ) {
+        self.agentCoding = agentCoding
         self.callID = callID
         self.mode = mode
         self.makeAgent = makeAgent

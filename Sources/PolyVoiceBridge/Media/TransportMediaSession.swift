@@ -46,6 +46,7 @@ public final class TransportMediaSession: BridgeMediaSession {
         configuration.encoderMaxBandwidth = agent.mediaProfile.encoderMaxBandwidth
         configuration.cleanPathCoding = agent.mediaProfile.cleanPathCoding
         if !agent.mediaProfile.timeStretch { configuration.jitterBuffer.maximumStretchRatio = 0 }
+        context.agentCoding.apply(to: &configuration)
         if let advertise = context.advertise {
             let mapped = TransportAddress(advertise)
             configuration.advertisedAddress = mapped?.ip ?? IPAddress(advertise)

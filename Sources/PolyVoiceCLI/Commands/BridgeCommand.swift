@@ -29,6 +29,10 @@ extension Subcommand {
                                      loop:FILE (play it looped), script:DIR (turn-taking with DIR/1.wav, 2.wav…)
               --agent-profile P      echo's coding: faithful (default: CELT 64 kbit/s on a clean path) or
                                      economy (CELT 32 kbit/s: cheaper, a degraded echo)
+              --agent-bitrate N      Every agent's Opus target in bit/s (6000-510000; default 48000, echo's
+                                     clean path 64000); while the caller reports loss, FEC adds a third
+              --agent-bandwidth B    The widest band every agent codes: narrowband, mediumband, wideband
+                                     (default), superwideband or fullband
               --reply-latency MS     script: answer MS after the end of the caller's last voiced frame as heard
                                      (300-60000; default: when the VAD ends the turn, 300 ms after it)
               --yield-ms MS|never    script: talk on MS after the caller starts talking over a prompt, then stop
@@ -64,8 +68,8 @@ extension Subcommand {
 
 private enum BridgeCommand {
     static let valued: Set<String> = [
-        "host", "port", "agent", "agent-profile", "reply-latency", "yield-ms", "token-file", "advertise", "media-port",
-        "max-calls",
+        "host", "port", "agent", "agent-profile", "agent-bitrate", "agent-bandwidth", "reply-latency", "yield-ms",
+        "token-file", "advertise", "media-port", "max-calls",
         "record", "log-format", "resume-grace", "media-timeout", "rate", "turn", "turn-secret-file", "turn-lifetime",
     ]
     static let flagNames: Set<String> = ["allow-any-token", "verbose", "false-yield"]
@@ -121,6 +125,13 @@ private enum BridgeCommand {
                 throw UsageError("--agent-profile must be faithful or economy, not '\(profile)'")
             }
             configuration.agentProfile = choice
+        }
+        configuration.agentCoding.bitrate = try parsed.int("agent-bitrate", in: 6000...510_000)
+        if let name = parsed.string("agent-bandwidth") {
+            guard let bandwidth = AgentCoding.bandwidth(named: name) else {
+                throw UsageError("--agent-bandwidth must be one of \(AgentCoding.bandwidthNames), not '\(name)'")
+            }
+            configuration.agentCoding.maxBandwidth = bandwidth
         }
         configuration.turn = try Self.turnServers(parsed)
         // Media sockets bind the host's address (a wildcard host binds them on loopback: use --advertise).
