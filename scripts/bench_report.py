@@ -55,8 +55,11 @@ BENCHES = [
      "impairment relay, in the same run: PESQ-WB, STOI, concealment, jitter buffer delay; sender with FEC"),
     ("ReceiverCompareNoFEC", "the same with the sender coding without in-band FEC (receivers ask useinbandfec=0): "
      "PLC only"),
+    ("ReceiverCompareNoFEC96k", "the same without FEC from a 96 kbit/s fullband play agent (the issue's no-FEC "
+     "sender, as aiortc's), 5 % loss and bursts"),
     ("PLCCeiling", "libopus PLC alone on the play agent's stream without FEC, perfectly timed (5 % uniform and "
      "Gilbert-Elliott loss, six seeds): the ceiling of a real-time receiver of it"),
+    ("PLCCeiling96k", "the same ceiling for the 96 kbit/s fullband stream of ReceiverCompareNoFEC96k"),
     ("FECCeiling", "libopus FEC and PLC on the play agent's stream with FEC (64 kbit/s, loss hint 5 %), perfectly "
      "timed, each lone loss decoded from its successor (six seeds): the ceiling of the ReceiverCompare FEC runs"),
 ]
@@ -67,6 +70,8 @@ TABLES = {
     "EchoAiortc": ".venv/bin/python Benchmarks/SenderEval/echo_aiortc.py",
     "ReceiverCompare": "bash Benchmarks/ReceiverCompare/run.sh",
     "ReceiverCompareNoFEC": "bash Benchmarks/ReceiverCompare/run.sh --no-fec",
+    "ReceiverCompareNoFEC96k": "bash Benchmarks/ReceiverCompare/run.sh --no-fec --sender-bitrate 96000 "
+    "--sender-bandwidth fullband --scenarios loss-5pct,bursty-5pct-b3 --out out/receiver-compare-96k",
 }
 
 

@@ -180,10 +180,10 @@ class HelperHandler(BaseHTTPRequestHandler):
         return json.dumps(call).encode()
 
 
-def start_bridge(polyvoice, speech, media_port, relay_port, log):
+def start_bridge(polyvoice, speech, media_port, relay_port, log, coding):
     bridge = subprocess.Popen(
         [polyvoice, "bridge", "--port", "0", "--allow-any-token", "--agent", f"play:{speech}",
-         "--media-port", str(media_port), "--advertise", f"127.0.0.1:{relay_port}", "--rate", "1000"],
+         "--media-port", str(media_port), "--advertise", f"127.0.0.1:{relay_port}", "--rate", "1000"] + coding,
         stdout=subprocess.PIPE, stderr=log, text=True)
     for line in bridge.stdout:
         match = re.search(r"listening on (http://\S+/)", line)
@@ -288,9 +288,10 @@ def median(runs, side, key):
     return statistics.median(run[side][key] for run in runs)
 
 
-def report(results, fec):
+def report(results, fec, coding):
     """The Markdown table (medians over seeds) and the RESULT_JSON figures."""
     sender = "with in-band FEC as the receiver's reports ask" if fec else "without FEC (useinbandfec=0)"
+    sender += f" ({' '.join(coding)})" if coding else ""
     print(f"\nReceiverCompare, sender: the bridge's play agent {sender}; medians over relay seeds "
           "(PESQ-WB per seed in brackets).\n")
     print("| network | receiver | PESQ-WB | STOI | concealed % | concealment events | jitter buffer delay ms |")
@@ -323,8 +324,12 @@ def main():
     parser.add_argument("--seconds", type=float, default=0, help="call length (default: the speech + 1.5 s)")
     parser.add_argument("--no-fec", action="store_true", help="receivers ask for no in-band FEC (useinbandfec=0)")
     parser.add_argument("--ours-only", action="store_true", help="leave Chromium out (our receiver's variants)")
+    parser.add_argument("--sender-bitrate", type=int, help="the play agent's bitrate (default the bridge's, 48000)")
+    parser.add_argument("--sender-bandwidth", help="the play agent's widest band (default the bridge's, wideband)")
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "receiver-compare"))
     args = parser.parse_args()
+    coding = ((["--agent-bitrate", str(args.sender_bitrate)] if args.sender_bitrate else [])
+              + (["--agent-bandwidth", args.sender_bandwidth] if args.sender_bandwidth else []))
     args.out = os.path.join(args.out, "no-fec" if args.no_fec else "fec")
     os.makedirs(args.out, exist_ok=True)
     speech, microphone = make_speech(args.out)
@@ -334,7 +339,7 @@ def main():
 
     media_port, relay_port = free_udp_port(), free_udp_port()
     bridge_log = open(os.path.join(args.out, "bridge.log"), "w")
-    bridge, bridge_url = start_bridge(args.polyvoice, speech, media_port, relay_port, bridge_log)
+    bridge, bridge_url = start_bridge(args.polyvoice, speech, media_port, relay_port, bridge_log, coding)
     helper = Helper(bridge_url)
     helper.no_fec = args.no_fec
     threading.Thread(target=helper.serve_forever, daemon=True).start()
@@ -353,11 +358,12 @@ def main():
         helper.shutdown()
         bridge.terminate()
         bridge.wait(timeout=10)
-    figures = report(results, fec=not args.no_fec)
+    figures = report(results, fec=not args.no_fec, coding=coding)
     with open(os.path.join(args.out, "results.json"), "w") as handle:
         json.dump({"runs": results, "medians": figures}, handle, indent=1)
     summary = {
-        "fec": not args.no_fec, "seeds": args.seeds,
+        "fec": not args.no_fec, "seeds": args.seeds, "sender_bitrate": args.sender_bitrate,
+        "sender_bandwidth": args.sender_bandwidth,
         "pesq_wb_median": {name: {side: row[side]["pesq_wb"] for side in ("ours", "chromium") if side in row}
                            for name, row in figures.items()},
     }
