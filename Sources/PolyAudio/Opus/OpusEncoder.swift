@@ -107,6 +107,13 @@ public final class OpusEncoder: @unchecked Sendable {
         settings.bitrate = bitrate
     }
 
+    /// Changes the complexity (0...10) from the next frame on.
+    public func setComplexity(_ complexity: Int) throws(OpusError) {
+        guard (0...10).contains(complexity) else { throw .badArgument("complexity must be 0...10, not \(complexity)") }
+        _ = try checkOpus(pv_opus_set_complexity(state, Int32(complexity)), "complexity")
+        settings.complexity = complexity
+    }
+
     /// Tells the encoder the expected loss (0...100 %); with FEC on this sets the redundancy spent.
     public func setPacketLossPercent(_ percent: Int) throws(OpusError) {
         guard (0...100).contains(percent) else {
