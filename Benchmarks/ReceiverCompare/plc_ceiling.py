@@ -10,7 +10,13 @@ median over the loss seeds. A real-time receiver of the same stream cannot do be
 64 kbit/s: 48 plus a third, `SenderCodecPolicy`); a lost packet whose successor arrived is decoded from that
 successor's FEC data (libopus decode_fec), the others concealed by PLC: the ceiling of the FEC runs.
 
+--silence: how the encoder takes runs of digital silence (the speech has four) from their third frame, as
+`SilencePackets` does: `coded` (default) codes every frame as it is; `stored` sends one packet coded from silence at
+set-up and resets the encoder before sound (our senders without FEC, and before 2026-12-03 with it too); `cheap`
+codes them at complexity 0 (our senders while they code FEC).
+
 Usage: plc_ceiling.py SPEECH.wav [--seeds 1-6] [--bitrate 48000] [--fullband] [--plc-ms 10|20] [--fec]
+                      [--silence coded|stored|cheap]
 """
 
 import argparse
@@ -30,25 +36,45 @@ OPUS = ctypes.CDLL("libopus.so.0")
 OPUS.opus_encoder_create.restype = ctypes.c_void_p
 OPUS.opus_decoder_create.restype = ctypes.c_void_p
 APPLICATION_VOIP, SET_BITRATE, SET_MAX_BANDWIDTH, SET_COMPLEXITY, SET_INBAND_FEC = 2048, 4002, 4004, 4010, 4012
-SET_PACKET_LOSS_PERC = 4014
+SET_PACKET_LOSS_PERC, RESET_STATE = 4014, 4028
+CODED_SILENT_FRAMES = 2  # SilencePackets.codedFrames
 FEC_LOSS_HINT = 5  # percent: the loss the relay scenarios impose, as the receivers' reports tell the sender
 BANDWIDTH_WIDEBAND = 1103
 FRAME = 960  # 20 ms at 48 kHz
 
 
-def encode(speech, bitrate, fullband, fec):
+def encode(speech, bitrate, fullband, fec, silence="coded"):
     error = ctypes.c_int()
     encoder = ctypes.c_void_p(OPUS.opus_encoder_create(48000, 1, APPLICATION_VOIP, ctypes.byref(error)))
+
+    def control(request, value=None):
+        OPUS.opus_encoder_ctl(encoder, ctypes.c_int(request), *([] if value is None else [ctypes.c_int(value)]))
+
     settings = [(SET_BITRATE, bitrate), (SET_COMPLEXITY, 9), (SET_INBAND_FEC, int(fec)),
                 (SET_PACKET_LOSS_PERC, FEC_LOSS_HINT if fec else 0)]
     for request, value in settings + ([] if fullband else [(SET_MAX_BANDWIDTH, BANDWIDTH_WIDEBAND)]):
-        OPUS.opus_encoder_ctl(encoder, ctypes.c_int(request), ctypes.c_int(value))
+        control(request, value)
     packets, buffer = [], (ctypes.c_ubyte * 1500)()
+
+    def code(frame):
+        size = OPUS.opus_encode(encoder, frame.ctypes.data_as(ctypes.POINTER(ctypes.c_int16)), FRAME, buffer, 1500)
+        return bytes(buffer[:size])
+
+    stored = code(np.zeros(FRAME, dtype=np.int16))
+    control(RESET_STATE)
+    run = 0
     for start in range(0, len(speech), FRAME):
         frame = np.zeros(FRAME, dtype=np.int16)
         frame[:len(speech[start:start + FRAME])] = speech[start:start + FRAME]
-        size = OPUS.opus_encode(encoder, frame.ctypes.data_as(ctypes.POINTER(ctypes.c_int16)), FRAME, buffer, 1500)
-        packets.append(bytes(buffer[:size]))
+        run = run + 1 if not frame.any() else 0
+        if silence == "stored" and run > CODED_SILENT_FRAMES:
+            packets.append(stored)
+            continue
+        if silence == "stored" and run == 0 and packets and packets[-1] is stored:
+            control(RESET_STATE)
+        if silence == "cheap" and run in (0, CODED_SILENT_FRAMES + 1):
+            control(SET_COMPLEXITY, 0 if run else 9)
+        packets.append(code(frame))
     OPUS.opus_encoder_destroy(encoder)
     return packets
 
@@ -109,6 +135,8 @@ def main():
     parser.add_argument("--fullband", action="store_true")
     parser.add_argument("--plc-ms", type=int, default=10, choices=[10, 20], help="samples per PLC call")
     parser.add_argument("--fec", action="store_true", help="in-band FEC coded, and used for lone losses")
+    parser.add_argument("--silence", choices=["coded", "stored", "cheap"], default="coded",
+                        help="digital silence from its third frame: coded as is, the stored packet, complexity 0")
     args = parser.parse_args()
     bitrate = args.bitrate or (64000 if args.fec else 48000)
     low, _, high = args.seeds.partition("-")
@@ -116,7 +144,7 @@ def main():
     rate, speech = wavfile.read(args.speech)
     if rate != 48000 or speech.ndim != 1:
         sys.exit("plc_ceiling.py: needs 48 kHz mono speech (ReceiverCompare's speech.wav)")
-    packets = encode(speech, bitrate, args.fullband, args.fec)
+    packets = encode(speech, bitrate, args.fullband, args.fec, args.silence)
     first = int(1.5 * 50)  # the speech starts 2 s in; losses from 1.5 s as in the relay scenarios
     with tempfile.TemporaryDirectory() as scratch_dir:
         scratch = os.path.join(scratch_dir, "out.wav")
@@ -128,7 +156,8 @@ def main():
             results[kind] = round(statistics.median(scores), 2)
             print(f"{kind}: median PESQ-WB {results[kind]:.2f} over seeds {list(seeds)}: "
                   + ", ".join(f"{s:.2f}" for s in scores))
-    print("RESULT_JSON " + json.dumps({"bitrate": bitrate, "fullband": args.fullband, "fec": args.fec, **results}))
+    print("RESULT_JSON " + json.dumps({"bitrate": bitrate, "fullband": args.fullband, "fec": args.fec,
+                                      "silence": args.silence, **results}))
 
 
 if __name__ == "__main__":
