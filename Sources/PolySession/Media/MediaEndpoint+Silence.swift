@@ -33,6 +33,7 @@ struct SilencePackets {
         case sendStored
     }
 
+    /// The encoder's complexity around a pause: 0 for it, the coding mode's own after it.
     enum ComplexityChange: Equatable { case lower, restore }
 
     init() {}
