@@ -1,6 +1,7 @@
 // `polyvoice bridge --agent-bitrate/--agent-bandwidth`: what the caller hears is coded as asked.
 import Foundation
 import PolyAudio
+import PolyVoiceTesting
 import Testing
 
 @Suite("polyvoice bridge agent coding", .serialized)
@@ -16,15 +17,9 @@ struct BridgeAgentCodingTests {
         return url
     }
 
-    /// Power of `frequency` in `samples` (Goertzel), normalised per sample.
+    /// Power of `frequency` in `samples`, normalised per sample.
     private func power(_ samples: ArraySlice<Int16>, at frequency: Double) -> Double {
-        let coefficient = 2 * cos(2 * .pi * frequency / 48_000)
-        var (s1, s2) = (0.0, 0.0)
-        for sample in samples {
-            let s0 = Double(sample) + coefficient * s1 - s2
-            (s2, s1) = (s1, s0)
-        }
-        return (s1 * s1 + s2 * s2 - coefficient * s1 * s2) / Double(samples.count * samples.count)
+        ToneAnalysis.power(samples, at: frequency, sampleRate: 48_000) / Double(samples.count * samples.count)
     }
 
     /// The 12 kHz tone's power relative to the 1 kHz one's in what a call heard from a play agent.

@@ -17,17 +17,6 @@ import URLSessionSupport
         let connected = Atomic<Bool>(false)
     }
 
-    /// Goertzel power of `samples` at `frequency` (48 kHz).
-    static func power(_ samples: [Int16], frequency: Double, sampleRate: Int = 48000) -> Double {
-        let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
-        var (s1, s2) = (0.0, 0.0)
-        for sample in samples {
-            let s0 = Double(sample) + coefficient * s1 - s2
-            (s2, s1) = (s1, s0)
-        }
-        return s1 * s1 + s2 * s2 - coefficient * s1 * s2
-    }
-
     @Test func echoCallReturnsTheCallersAudio() async throws {
         let records = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-e2e-\(UUID())")
         defer { try? FileManager.default.removeItem(at: records) }
@@ -78,7 +67,8 @@ import URLSessionSupport
         let toneWindows = windows.filter { window in
             LevelMeter.measure(window).rmsDBFS > -30
                 && [200.0, 700, 1000, 2000].allSatisfy {
-                    Self.power(window, frequency: 440) > 10 * Self.power(window, frequency: $0)
+                    ToneAnalysis.power(window, at: 440, sampleRate: 48000)
+                        > 10 * ToneAnalysis.power(window, at: $0, sampleRate: 48000)
                 }
         }
         #expect(
@@ -102,8 +92,8 @@ import URLSessionSupport
         #expect(recorded.count >= rate)
         let middle = Array(recorded.suffix(rate + rate / 2).prefix(rate / 2))
         #expect(
-            Self.power(middle, frequency: 440, sampleRate: rate)
-                > 100 * Self.power(middle, frequency: 1000, sampleRate: rate))
+            ToneAnalysis.power(middle, at: 440, sampleRate: rate)
+                > 100 * ToneAnalysis.power(middle, at: 1000, sampleRate: rate))
     }
 
     @Test func scriptAgentBargeInAndUnmuteReachTheEventsSocket() async throws {

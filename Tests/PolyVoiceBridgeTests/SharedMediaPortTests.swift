@@ -225,8 +225,8 @@ import URLSessionSupport
         return stride(from: 0, to: tail.count - 4800, by: 4800).filter { start in
             let window = Array(tail[start..<(start + 4800)])
             return LevelMeter.measure(window).rmsDBFS > -30
-                && EndToEndTests.power(window, frequency: frequency)
-                    > 10 * EndToEndTests.power(window, frequency: other)
+                && ToneAnalysis.power(window, at: frequency, sampleRate: 48000)
+                    > 10 * ToneAnalysis.power(window, at: other, sampleRate: 48000)
         }.count
     }
 

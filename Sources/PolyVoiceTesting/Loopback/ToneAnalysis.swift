@@ -24,4 +24,15 @@ public enum ToneAnalysis {
         let shift = denominator == 0 ? 0 : 0.5 * (a - c) / denominator
         return (Double(peak) + shift) * Double(sampleRate) / Double(n)
     }
+
+    /// The power of one `frequency` in `samples` (Goertzel), unnormalised: compare it with another frequency's
+    /// power in the same samples.
+    public static func power(_ samples: some Sequence<Int16>, at frequency: Double, sampleRate: Int) -> Double {
+        let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
+        var (previous, beforePrevious) = (0.0, 0.0)
+        for sample in samples {
+            (beforePrevious, previous) = (previous, Double(sample) + coefficient * previous - beforePrevious)
+        }
+        return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+    }
 }

@@ -5,6 +5,7 @@ import PolyAudio
 import PolyCore
 import PolyMedia
 import PolyNet
+import PolyVoiceTesting
 import Testing
 
 @testable import PolySession
@@ -65,7 +66,7 @@ extension MediaSuites {
                 Signals.rms(played[a..<(a + 4800)]) < Signals.rms(played[b..<(b + 4800)])
             }
             let window = Array(played[try #require(loudest)..<(try #require(loudest) + 4800)])
-            let power = { (hertz: Double) in Goertzel.power(window, hertz: hertz, sampleRate: 48_000) }
+            let power = { (hertz: Double) in ToneAnalysis.power(window, at: hertz, sampleRate: 48_000) }
             #expect(power(697) > 20 * power(941) && power(1209) > 20 * power(1336))
         }
 
@@ -83,20 +84,5 @@ extension MediaSuites {
                 try call.client.endpoint.sendDTMF("1", duration: .milliseconds(10), at: call.scheduler.now)
             }
         }
-    }
-}
-
-/// The power of one frequency in a block (Goertzel).
-enum Goertzel {
-    static func power(_ samples: [Int16], hertz: Double, sampleRate: Double) -> Double {
-        let coefficient = 2 * cos(2 * Double.pi * hertz / sampleRate)
-        var previous = 0.0
-        var beforePrevious = 0.0
-        for sample in samples {
-            let current = Double(sample) + coefficient * previous - beforePrevious
-            beforePrevious = previous
-            previous = current
-        }
-        return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
     }
 }
