@@ -100,8 +100,12 @@ struct ReplayDecoder: PlayoutDecoder {
     private var next = 0
 
     mutating func decode(_ packet: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>) -> Int {
+        defer { next += 1 }
+        return decodeAhead(packet, into: output)
+    }
+
+    func decodeAhead(_ packet: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>) -> Int {
         let start = (next % packetCount) * 960
-        next += 1
         return speech.withUnsafeBufferPointer { speech in
             output.baseAddress!.update(from: speech.baseAddress! + start, count: 960)
             return 960

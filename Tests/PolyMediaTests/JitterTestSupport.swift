@@ -39,6 +39,11 @@ struct FakeDecoder: PlayoutDecoder {
         return Self.packetSamples
     }
 
+    /// The fake keeps no state between packets: the same as `decode`.
+    mutating func decodeAhead(_ packet: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>)
+        throws -> Int
+    { try decode(packet, into: output) }
+
     mutating func conceal(into output: UnsafeMutableBufferPointer<Int16>) throws -> Int {
         for i in output.indices { output[i] = 0 }
         return output.count

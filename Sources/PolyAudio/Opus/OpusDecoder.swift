@@ -17,6 +17,9 @@ public final class OpusDecoder: @unchecked Sendable {
     public let maxFrameSamples: Int
 
     private let state: OpaquePointer
+    /// A copy of `state` for `decodeAhead` (libopus's decoder state is position independent and may be copied).
+    private let lookahead: UnsafeMutableRawPointer
+    private let stateBytes: Int
     /// Float output of libopus, `maxFrameSamples × channels`.
     private let floatPCM: UnsafeMutablePointer<Float>
     /// `opus_pcm_soft_clip`'s memory per channel (libopus keeps it in the decoder for its Int16 decode).
@@ -33,6 +36,8 @@ public final class OpusDecoder: @unchecked Sendable {
             throw OpusError(code: error == OPUS_OK ? OPUS_ALLOC_FAIL : error, context: "creating decoder")
         }
         self.state = state
+        stateBytes = Int(opus_decoder_get_size(Int32(channels)))
+        lookahead = .allocate(byteCount: stateBytes, alignment: 16)
         self.sampleRate = sampleRate
         self.channels = channels
         self.maxFrameSamples = sampleRate * 120 / 1000
@@ -44,6 +49,7 @@ public final class OpusDecoder: @unchecked Sendable {
 
     deinit {
         opus_decoder_destroy(state)
+        lookahead.deallocate()
         floatPCM.deallocate()
         softClipMemory.deallocate()
     }
@@ -58,6 +64,21 @@ public final class OpusDecoder: @unchecked Sendable {
             throw .badArgument("empty packet (use conceal for a lost one)")
         }
         return try run(data, Int32(clamping: packet.count), pcm, fec: false, "decode")
+    }
+
+    /// Decodes `packet` as `decode` would now, on a copy of the state, leaving this decoder as it was: the audio
+    /// after a gap, known before the gap is filled. Costs a copy of the state (18 KB mono) besides the decode.
+    public func decodeAhead(_ packet: UnsafeBufferPointer<UInt8>, into pcm: UnsafeMutableBufferPointer<Int16>)
+        throws(OpusError) -> Int
+    {
+        guard let data = packet.baseAddress, !packet.isEmpty else {
+            throw .badArgument("empty packet (use conceal for a lost one)")
+        }
+        lookahead.copyMemory(from: UnsafeRawPointer(state), byteCount: stateBytes)
+        let clipMemory = (softClipMemory[0], softClipMemory[1])
+        defer { (softClipMemory[0], softClipMemory[1]) = clipMemory }
+        return try run(
+            data, Int32(clamping: packet.count), pcm, fec: false, "decode ahead", on: OpaquePointer(lookahead))
     }
 
     /// Packet-loss concealment: synthesizes exactly `pcm.count / channels` samples per channel
@@ -81,8 +102,9 @@ public final class OpusDecoder: @unchecked Sendable {
     @inline(__always)
     private func run(
         _ data: UnsafePointer<UInt8>?, _ length: Int32, _ pcm: UnsafeMutableBufferPointer<Int16>, fec: Bool,
-        _ what: StaticString
+        _ what: StaticString, on decoder: OpaquePointer? = nil
     ) throws(OpusError) -> Int {
+        let target = decoder ?? state
         var frameSize = pcm.count / channels
         guard let out = pcm.baseAddress, frameSize > 0 else {
             throw .badArgument("\(what): empty output buffer")
@@ -96,10 +118,10 @@ public final class OpusDecoder: @unchecked Sendable {
         } else if frameSize > maxFrameSamples {
             // Longer than `floatPCM` holds: libopus's own Int16 path is the same here (PLC and FEC leave the
             // soft-clip memory alone).
-            let result = opus_decode(state, data, length, out, Int32(clamping: frameSize), fec ? 1 : 0)
+            let result = opus_decode(target, data, length, out, Int32(clamping: frameSize), fec ? 1 : 0)
             return try checkOpus(result, "\(what)")
         }
-        let result = opus_decode_float(state, data, length, floatPCM, Int32(frameSize), fec ? 1 : 0)
+        let result = opus_decode_float(target, data, length, floatPCM, Int32(frameSize), fec ? 1 : 0)
         let decoded = try checkOpus(result, "\(what)")
         let count = decoded * channels
         let withinRange = OpusSampleConversion.convert(floatPCM, into: out, count: count)

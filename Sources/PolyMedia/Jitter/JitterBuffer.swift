@@ -35,6 +35,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// `TimeStretcher.maximumLag`; twice that is kept). Sized by the rate: a bridge decoding to 16 kHz holds a third.
     private let decodeScratch: ScratchBuffer
     private let stretchScratch: ScratchBuffer
+    /// The packet after a lone loss, decoded ahead (`GapInterpolation`).
+    private let aheadScratch: ScratchBuffer
     private var mode = PlayoutMode.idle(.start)
     private var playPosition: Int64 = 0
     private var decodedEnd: Int64?
@@ -93,6 +95,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         packetSamples = configuration.sampleRate / 50
         let longestPacket = configuration.sampleRate * 120 / 1000
         decodeScratch = ScratchBuffer(count: longestPacket)
+        aheadScratch = ScratchBuffer(count: longestPacket)
         stretchScratch = ScratchBuffer(count: longestPacket + 2 * TimeStretcher.maximumLag)
         // 341 ms at any rate (16384 samples at 48 kHz): far more than a pull leaves queued (a frame, one decoded
         // packet and a stretch).
@@ -270,7 +273,10 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             let gap = Int(next.timestamp - playPosition)
             if gap == packetSamples, let recovered = recoverFromFEC(next) { return recovered }
             if gap > packetSamples { noteConcealedWithoutNext() }
-            conceal(min(configuration.frameSamples, gap), advance: true)
+            // A lone loss is concealed in one piece that ends on the next packet's audio; a longer gap a frame at
+            // a time (its last packet in one piece once the gap is down to it).
+            let lone = gap == packetSamples
+            conceal(lone ? gap : min(configuration.frameSamples, gap), advance: true, endingOn: lone ? next : nil)
             return .expand
         }
         // Nothing buffered: the packet is late or lost. Wait for it (concealing) up to the stall limit, or up to a
@@ -461,16 +467,23 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     // MARK: Concealment
 
-    private mutating func conceal(_ count: Int, advance: Bool) {
+    /// Conceals `count` samples from the play position (the decoder's PLC in pulls of `frameSamples`, or silence
+    /// once PLC has run long), ending on the audio of `next` when given (`GapInterpolation`).
+    private mutating func conceal(_ count: Int, advance: Bool, endingOn next: StoredPacket? = nil) {
         let n = max(0, min(count, decodeScratch.count))
         beginConcealment()
         let silent = concealSound >= limits.maximumConcealmentSamples
         var produced = false
         if !silent {
             let out = decodeScratch.prefix(n)
-            if (try? decoder.conceal(into: out)) != nil {
+            produced = true
+            for start in stride(from: 0, to: n, by: configuration.frameSamples) where produced {
+                let part = decodeScratch.slice(start..<min(n, start + configuration.frameSamples))
+                produced = (try? decoder.conceal(into: part)) != nil
+            }
+            if produced {
+                if let next { interpolate(out, endingOn: next) }
                 appendOutput(UnsafeBufferPointer(out))
-                produced = true
             }
         }
         if !produced { appendSilence(n) }
@@ -480,6 +493,17 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             // Audio skipped for good is loss: hold one more packet for a while so FEC can cover the next one.
             playPosition += Int64(n)
             lastLoss = now
+        }
+    }
+
+    /// Cross-fades the concealment `out` into the audio `next` starts with, decoded ahead (the decoder's state is
+    /// left as the concealment left it, so `next` decodes to that audio again when its turn comes).
+    private mutating func interpolate(_ out: UnsafeMutableBufferPointer<Int16>, endingOn next: StoredPacket) {
+        let ahead = aheadScratch.samples
+        let decoded = store.withPayload(of: next) { payload in try? decoder.decodeAhead(payload, into: ahead) }
+        guard let decoded, decoded > 0 else { return }
+        if GapInterpolation.blend(out, into: UnsafeBufferPointer(rebasing: ahead[0..<decoded])) {
+            statistics.interpolatedConcealments += 1
         }
     }
 

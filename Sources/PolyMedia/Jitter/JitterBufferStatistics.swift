@@ -14,6 +14,8 @@ public struct JitterBufferStatistics: Sendable, Equatable {
     public var silentConcealedSamples: UInt64 = 0
     /// Contiguous runs of concealment.
     public var concealmentEvents: UInt64 = 0
+    /// Lone lost packets whose concealment was cross-faded into the next packet's audio (not a W3C field).
+    public var interpolatedConcealments: UInt64 = 0
     /// Samples added by time-stretching (preemptive expand) to grow the buffer.
     public var insertedSamplesForDeceleration: UInt64 = 0
     /// Samples removed by time-compression (accelerate) to shrink the buffer.

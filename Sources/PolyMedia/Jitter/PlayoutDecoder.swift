@@ -1,4 +1,4 @@
-// What the jitter buffer needs from an audio decoder: decode, conceal (PLC) and in-band FEC.
+// What the jitter buffer needs from an audio decoder: decode, look ahead, conceal (PLC) and in-band FEC.
 import PolyAudio
 
 /// An audio decoder the jitter buffer drives (Opus in production, a deterministic fake in tests).
@@ -9,6 +9,10 @@ public protocol PlayoutDecoder {
     /// Decodes one packet.
     mutating func decode(_ packet: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>) throws
         -> Int
+    /// Decodes `packet` as `decode` would now, leaving the decoder's state as it was (the audio after a gap, looked
+    /// at before the gap is concealed).
+    mutating func decodeAhead(_ packet: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>)
+        throws -> Int
     /// Packet loss concealment for `output.count` samples.
     mutating func conceal(into output: UnsafeMutableBufferPointer<Int16>) throws -> Int
     /// Recovers the packet before `nextPacket` from the redundancy carried in `nextPacket`.

@@ -13,6 +13,10 @@ struct LoopbackDecoder: PlayoutDecoder {
         -> Int
     { try opus.decode(packet, into: output) }
 
+    mutating func decodeAhead(_ packet: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>)
+        throws -> Int
+    { try opus.decodeAhead(packet, into: output) }
+
     mutating func conceal(into output: UnsafeMutableBufferPointer<Int16>) throws -> Int {
         try opus.conceal(into: output)
     }
