@@ -77,6 +77,9 @@ run ReceiverCompareNoFEC96k bash Benchmarks/ReceiverCompare/run.sh --no-fec --se
 run PLCCeiling .venv/bin/python Benchmarks/ReceiverCompare/plc_ceiling.py out/receiver-compare/no-fec/speech.wav
 run PLCCeiling96k .venv/bin/python Benchmarks/ReceiverCompare/plc_ceiling.py \
     out/receiver-compare-96k/no-fec/speech.wav --bitrate 96000 --fullband
+# The same with lone losses concealed two-sided, as our jitter buffer does when the next packet is buffered.
+run PLCCeiling96kTwoSided .venv/bin/python Benchmarks/ReceiverCompare/plc_ceiling.py \
+    out/receiver-compare-96k/no-fec/speech.wav --bitrate 96000 --fullband --two-sided
 # The same with the stream the FEC runs get (in-band FEC, 64 kbit/s), each lone loss decoded from its successor.
 run FECCeiling .venv/bin/python Benchmarks/ReceiverCompare/plc_ceiling.py out/receiver-compare/fec/speech.wav --fec
 

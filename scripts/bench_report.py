@@ -60,6 +60,8 @@ BENCHES = [
     ("PLCCeiling", "libopus PLC alone on the play agent's stream without FEC, perfectly timed (5 % uniform and "
      "Gilbert-Elliott loss, six seeds): the ceiling of a real-time receiver of it"),
     ("PLCCeiling96k", "the same ceiling for the 96 kbit/s fullband stream of ReceiverCompareNoFEC96k"),
+    ("PLCCeiling96kTwoSided", "that stream perfectly timed with lone losses concealed as our jitter buffer does when "
+     "the next packet is there (PLC cross-faded into the next packet's audio extended backwards; GapInterpolation)"),
     ("FECCeiling", "libopus FEC and PLC on the play agent's stream with FEC (64 kbit/s, loss hint 5 %), perfectly "
      "timed, each lone loss decoded from its successor (six seeds): the ceiling of the ReceiverCompare FEC runs"),
 ]

@@ -15,8 +15,13 @@ successor's FEC data (libopus decode_fec), the others concealed by PLC: the ceil
 set-up and resets the encoder before sound (our senders without FEC, and before 2026-12-03 with it too); `cheap`
 codes them at complexity 0 (our senders while they code FEC).
 
+--two-sided: a lone lost packet whose successor arrived as a CELT packet is concealed as our jitter buffer does
+(`GapInterpolation`): the PLC cross-faded into the successor's audio, decoded ahead on a copy of the decoder state and
+extended backwards by its pitch period, where that audio starts voiced. (Our buffer tries a SILK or hybrid successor
+for FEC first, and libopus conceals when that packet carries none, so those gaps stay the decoder's PLC.)
+
 Usage: plc_ceiling.py SPEECH.wav [--seeds 1-6] [--bitrate 48000] [--fullband] [--plc-ms 10|20] [--fec]
-                      [--silence coded|stored|cheap]
+                      [--silence coded|stored|cheap] [--two-sided]
 """
 
 import argparse
@@ -35,6 +40,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OPUS = ctypes.CDLL("libopus.so.0")
 OPUS.opus_encoder_create.restype = ctypes.c_void_p
 OPUS.opus_decoder_create.restype = ctypes.c_void_p
+DECODER_BYTES = OPUS.opus_decoder_get_size(1)  # the state is position independent and may be copied (opus.h)
 APPLICATION_VOIP, SET_BITRATE, SET_MAX_BANDWIDTH, SET_COMPLEXITY, SET_INBAND_FEC = 2048, 4002, 4004, 4010, 4012
 SET_PACKET_LOSS_PERC, RESET_STATE = 4014, 4028
 CODED_SILENT_FRAMES = 2  # SilencePackets.codedFrames
@@ -79,11 +85,38 @@ def encode(speech, bitrate, fullband, fec, silence="coded"):
     return packets
 
 
-def decode(packets, lost, plc_samples, fec):
+def voiced_lag(x, lowest=96, highest=640, window=240, voiced=0.7):
+    """GapInterpolation.voicedLag: the lag whose `window` samples best match `x`'s first, if that reaches `voiced`."""
+    x = x.astype(np.float64)
+    head = x[:window]
+    best, best_lag = voiced, None
+    for lag in range(lowest, min(highest, len(x) - window)):
+        other = x[lag:lag + window]
+        denominator = np.sqrt(np.dot(head, head) * np.dot(other, other))
+        correlation = np.dot(head, other) / denominator if denominator > 0 else 0
+        if correlation > best:
+            best, best_lag = correlation, lag
+    return best_lag
+
+
+def blend(concealment, following):
+    """GapInterpolation.blend: `concealment` cross-faded (raised cosine) into `following` repeated backwards."""
+    lag = voiced_lag(following)
+    if lag is None:
+        return concealment
+    n = len(concealment)
+    j = np.arange(n)
+    extended = following[(j - n) % lag].astype(np.float64)
+    weight = 0.5 + 0.5 * np.cos(np.pi * j / (n - 1))
+    return np.clip(np.round(weight * concealment + (1 - weight) * extended), -32768, 32767).astype(np.int16)
+
+
+def decode(packets, lost, plc_samples, fec, two_sided=False):
     """Each packet decoded in its slot; a lost one from its successor's FEC data if `fec` and that arrived, else
-    concealed by PLC in calls of `plc_samples`."""
+    concealed by PLC in calls of `plc_samples` (and with `two_sided` blended into the successor when that arrived)."""
     error = ctypes.c_int()
     decoder = ctypes.c_void_p(OPUS.opus_decoder_create(48000, 1, ctypes.byref(error)))
+    ahead = ctypes.c_void_p(OPUS.opus_decoder_create(48000, 1, ctypes.byref(error)))
     out = np.zeros(FRAME * len(packets), dtype=np.int16)
 
     def decode_into(index, packet, from_fec):
@@ -100,9 +133,19 @@ def decode(packets, lost, plc_samples, fec):
             for part in range(0, FRAME, plc_samples):
                 target = out[index * FRAME + part:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
                 OPUS.opus_decode(decoder, None, 0, target, plc_samples, 0)
+            celt_follows = following < len(packets) and packets[following][0] >> 3 >= 16
+            if two_sided and celt_follows and following not in lost:  # SILK and hybrid go the FEC path
+                ctypes.memmove(ahead, decoder, DECODER_BYTES)
+                successor = np.zeros(FRAME, dtype=np.int16)
+                data = (ctypes.c_ubyte * len(packets[following])).from_buffer_copy(packets[following])
+                OPUS.opus_decode(ahead, data, len(data), successor.ctypes.data_as(ctypes.POINTER(ctypes.c_int16)),
+                                 FRAME, 0)
+                slot = slice(index * FRAME, (index + 1) * FRAME)
+                out[slot] = blend(out[slot].astype(np.float64), successor)
         else:
             decode_into(index, packet, from_fec=False)
     OPUS.opus_decoder_destroy(decoder)
+    OPUS.opus_decoder_destroy(ahead)
     return out
 
 
@@ -137,6 +180,8 @@ def main():
     parser.add_argument("--fec", action="store_true", help="in-band FEC coded, and used for lone losses")
     parser.add_argument("--silence", choices=["coded", "stored", "cheap"], default="coded",
                         help="digital silence from its third frame: coded as is, the stored packet, complexity 0")
+    parser.add_argument("--two-sided", action="store_true",
+                        help="lone losses concealed as GapInterpolation does (PLC cross-faded into the successor)")
     args = parser.parse_args()
     bitrate = args.bitrate or (64000 if args.fec else 48000)
     low, _, high = args.seeds.partition("-")
@@ -148,16 +193,19 @@ def main():
     first = int(1.5 * 50)  # the speech starts 2 s in; losses from 1.5 s as in the relay scenarios
     with tempfile.TemporaryDirectory() as scratch_dir:
         scratch = os.path.join(scratch_dir, "out.wav")
-        print(f"clean: PESQ-WB {pesq_wb(args.speech, decode(packets, set(), args.plc_ms * 48, args.fec), scratch):.2f}")
+        def play(lost):
+            return decode(packets, lost, args.plc_ms * 48, args.fec, args.two_sided)
+
+        print(f"clean: PESQ-WB {pesq_wb(args.speech, play(set()), scratch):.2f}")
         results = {}
         for kind in ("uniform", "bursty"):
-            scores = [pesq_wb(args.speech, decode(packets, lost_packets(kind, seed, len(packets), first),
-                                                  args.plc_ms * 48, args.fec), scratch) for seed in seeds]
+            scores = [pesq_wb(args.speech, play(lost_packets(kind, seed, len(packets), first)), scratch)
+                      for seed in seeds]
             results[kind] = round(statistics.median(scores), 2)
             print(f"{kind}: median PESQ-WB {results[kind]:.2f} over seeds {list(seeds)}: "
                   + ", ".join(f"{s:.2f}" for s in scores))
     print("RESULT_JSON " + json.dumps({"bitrate": bitrate, "fullband": args.fullband, "fec": args.fec,
-                                      "silence": args.silence, **results}))
+                                      "silence": args.silence, "two_sided": args.two_sided, **results}))
 
 
 if __name__ == "__main__":

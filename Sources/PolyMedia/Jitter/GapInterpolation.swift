@@ -3,9 +3,9 @@
 // The decoder's PLC extrapolates the audio before the gap and knows nothing of what follows it. When the next packet
 // is already buffered, its start is known: extended backwards by whole pitch periods it covers the gap as well, and
 // the gap is cross-faded from the PLC (continuous with the past) into that extension (continuous with the future).
-// Only where the next packet starts voiced: a noisy start repeated would buzz. Measured offline on the speech of
-// `Benchmarks/ReceiverCompare` (docs/JITTER.md, "Two-sided concealment"): it helps CELT streams (the 96 kbit/s
-// fullband kind browsers send) and leaves SILK streams, whose own PLC is better, about where they were.
+// Only where the next packet starts voiced: a noisy start repeated would buzz. It improves CELT's PLC (the
+// 96 kbit/s fullband streams browsers send); offline it did nothing measurable for SILK, whose packets the buffer
+// sends the FEC path anyway (docs/JITTER.md, "Two-sided concealment of a lone loss").
 import Glibc
 
 /// Blends a gap's concealment into a backward extension of the audio after the gap; stateless.

@@ -274,7 +274,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             if gap == packetSamples, let recovered = recoverFromFEC(next) { return recovered }
             if gap > packetSamples { noteConcealedWithoutNext() }
             // A lone loss is concealed in one piece that ends on the next packet's audio; a longer gap a frame at
-            // a time (its last packet in one piece once the gap is down to it).
+            // a time (its last packet in one piece once the gap is down to it). A next packet that may carry FEC
+            // went the FEC path above (Opus SILK and hybrid; libopus conceals if it carries none), so with Opus
+            // this reaches CELT packets, whose PLC the blend improves (docs/JITTER.md).
             let lone = gap == packetSamples
             conceal(lone ? gap : min(configuration.frameSamples, gap), advance: true, endingOn: lone ? next : nil)
             return .expand
