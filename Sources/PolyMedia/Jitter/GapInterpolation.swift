@@ -11,6 +11,7 @@ import Glibc
 /// Blends a gap's concealment into a backward extension of the audio after the gap; stateless.
 enum GapInterpolation {
     /// Pitch periods searched, in samples at 48 kHz (500 Hz down to 75 Hz), and the window compared across one.
+    /// (A buffer playing out at 16 kHz, as a bridge's agents may, has packets too short for the search: no blend.)
     static let minimumLag = 96
     static let maximumLag = 640
     static let window = 240
