@@ -44,7 +44,7 @@ run RelaySetupBench .build/release/RelaySetupBench
 run RelayPacketBench .build/release/RelayPacketBench
 run JitterBench .build/release/JitterBench
 run CallBench .build/release/CallBench --out out/callbench
-# Trace seeds 101-116, 12 families, 7 buffers (issue 21; the buffer was tuned on seeds 1-8; see JitterEval/README.md).
+# Trace seeds 101-116, 13 families, 7 buffers (issue 21; the buffer was tuned on seeds 1-8; see JitterEval/README.md).
 run JitterEval bash Benchmarks/JitterEval/run.sh
 # The same families a call some way in (three utterances of warm-up, the fourth scored): learning from nothing aside.
 run JitterEvalWarm bash Benchmarks/JitterEval/run.sh --warm-up 3 --out out/jitter-eval-warm

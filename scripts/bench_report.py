@@ -32,7 +32,7 @@ BENCHES = [
     ("RelayPacketBench", "client CPU per packet direct vs through a TURN/UDP channel (coturn), and the ChannelData framing alone"),
     ("JitterBench", "jitter buffer playout CPU per 20 ms frame vs an Opus decode of the same packets"),
     ("CallBench", "call setup, mouth-to-ear through echo, PESQ-WB of echoed speech: our PolyCall vs aiortc"),
-    ("JitterEval", "jitter buffer on 12 seeded trace families (seeds 101–116, no tuning ran on them; see Benchmarks/JitterEval/README.md) vs fixed 40/60/120 ms, an oracle, baresip jbuf and aiortc"),
+    ("JitterEval", "jitter buffer on 13 seeded trace families (seeds 101–116, no tuning ran on them; see Benchmarks/JitterEval/README.md) vs fixed 40/60/120 ms, an oracle, baresip jbuf and aiortc"),
     ("JitterEvalWarm", "the same traces' families a call some way in: each trace four utterances long, only the "
      "last scored (`bash Benchmarks/JitterEval/run.sh --warm-up 3 --out out/jitter-eval-warm`; delay and "
      "concealment over the whole trace)"),

@@ -51,7 +51,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from quality import align_piecewise  # noqa: E402  (the same STOI alignment as every other score)
 PROFILES = ["clean", "wifi", "lte", "bursty", "congested", "outage",
-            "wander", "route", "wifiscan", "bufferbloat", "handover", "mixed"]
+            "wander", "route", "wifiscan", "bufferbloat", "handover", "mixed", "reorder"]
 BUFFERS = ["ours", "fixed40", "fixed60", "fixed120", "oracle", "jbuf", "aiortc"]
 HELD_OUT = "101-116"
 TUNING = "1-8"

@@ -1,5 +1,6 @@
 // Trace models built from a network mechanism each (not fitted to any measurement): queueing that wanders, route
-// changes, Wi-Fi background scans, bufferbloat under an upload, cellular handovers, and a mixture with loss.
+// changes, Wi-Fi background scans, bufferbloat under an upload, cellular handovers, a mixture with loss, and
+// per-packet queueing that reorders.
 //
 // Every model draws its parameters per seed (base delay, time constants, depths), so the seeds of one family are
 // different networks of the same kind, not one network with different noise.
@@ -164,6 +165,22 @@ enum NetworkMechanisms {
             bad = bad ? random.unit() >= 1.0 / 3 : random.unit() < 0.01
             let delay = base + extra + max(0, 1.5 * sigma + ar.next(&random)) + random.unit() * 4
             return bad || random.unit() < 0.01 ? nil : delay
+        }
+        return Path(delays: delays, fifo: false)
+    }
+
+    /// Reordering: from 0–2 s in (when the cross traffic starts) each packet's queueing delay is drawn on its own,
+    /// normal with mean 30–50 ms and σ 15–35 ms, cut at 0, as through netem's `delay` with a normal jitter or a
+    /// load-balanced multipath; so packets overtake one another. Before that 0–2 ms of jitter; 0.5 % loss.
+    static func reorder(packets: Int, random: inout SeededRandom) -> Path {
+        let base = 20 + random.unit() * 40
+        let onset = random.unit() * 2000
+        let mean = 30 + random.unit() * 20
+        let sigma = 15 + random.unit() * 20
+        let delays: [Double?] = (0..<packets).map { k in
+            let crossTraffic = Double(k) * 20 >= onset
+            let queue = crossTraffic ? max(0, random.normal(mean: mean, standardDeviation: sigma)) : random.unit() * 2
+            return random.unit() < 0.005 ? nil : base + queue
         }
         return Path(delays: delays, fifo: false)
     }

@@ -27,9 +27,13 @@ public enum TraceProfile: String, CaseIterable, Sendable {
     case handover
     /// Wander and route changes with Gilbert–Elliott burst loss and random loss.
     case mixed
+    /// Per-packet normal queueing delay (σ 15–35 ms) from 0–2 s in: packets overtake one another.
+    case reorder
 
     /// The families generated from a network mechanism (beyond the original six i.i.d. profiles).
-    public static let mechanisms: [TraceProfile] = [.wander, .route, .wifiscan, .bufferbloat, .handover, .mixed]
+    public static let mechanisms: [TraceProfile] = [
+        .wander, .route, .wifiscan, .bufferbloat, .handover, .mixed, .reorder,
+    ]
 
     /// A trace of `packets` 20 ms packets.
     public func generate(packets: Int, seed: UInt64) -> ArrivalTrace {
@@ -42,6 +46,7 @@ public enum TraceProfile: String, CaseIterable, Sendable {
             return NetworkMechanisms.trace(NetworkMechanisms.bufferbloat(packets: packets, random: &random))
         case .handover: return NetworkMechanisms.trace(NetworkMechanisms.handover(packets: packets, random: &random))
         case .mixed: return NetworkMechanisms.trace(NetworkMechanisms.mixed(packets: packets, random: &random))
+        case .reorder: return NetworkMechanisms.trace(NetworkMechanisms.reorder(packets: packets, random: &random))
         default: break
         }
         let base = 40.0
@@ -79,7 +84,7 @@ public enum TraceProfile: String, CaseIterable, Sendable {
                 delay += random.unit() * 10
                 let middle = Double(packets) * 10
                 lost = send >= middle - 1000 && send < middle + 1000
-            case .wander, .route, .wifiscan, .bufferbloat, .handover, .mixed:
+            case .wander, .route, .wifiscan, .bufferbloat, .handover, .mixed, .reorder:
                 break  // generated above
             }
             entries.append(.init(sequence: k, sendMs: send, arrivalMs: lost ? nil : send + delay))
