@@ -280,6 +280,8 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
     wavfile.write(chromium_wav, result["sampleRate"], pcm)
     with open(os.path.join(out, "chromium-inbound.json"), "w") as handle:
         json.dump(result["inbound"], handle, indent=1)
+    with open(os.path.join(out, "chromium-timeline.json"), "w") as handle:
+        json.dump(result.get("timeline", []), handle)
     outcome["chromium"] = {**score(speech, chromium_wav), **chromium_stats(result["inbound"] or {})}
     return outcome
 
