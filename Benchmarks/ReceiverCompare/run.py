@@ -13,8 +13,13 @@ come from scripts/quality.py; concealment and jitter buffer delay from each side
 Everything runs in a network namespace of its own that has only a loopback interface (run.sh makes it), so
 nothing can be sent anywhere but 127.0.0.0/8.
 
+`--variant NAME=PATH` (repeatable) adds another build of our client as a further receiver in every run, on its own
+copy of the same impairment: a change to our receiver is then judged by its paired difference from `ours` on the same
+streams, which cancels the seed-to-seed spread (a run-to-run spread of one build remains; measure it with a variant
+that is the same build).
+
 Usage: run.py [--seeds 1,2,3] [--scenarios clean,loss-5pct,...] [--no-fec] [--ours-only] [--polyvoice PATH]
-              [--out DIR]
+              [--variant NAME=PATH ...] [--out DIR]
 """
 
 import argparse
@@ -201,6 +206,18 @@ def ours(polyvoice, helper_url, seconds, wav, log):
          "--json"], stdout=subprocess.PIPE, stderr=log, text=True, env=environment)
 
 
+def paired(runs, side, base):
+    """`side` minus `base` PESQ-WB over the runs that hold both: mean, its standard error, and the win count."""
+    pairs = [run[side]["pesq_wb"] - run[base]["pesq_wb"] for run in runs if side in run and base in run]
+    if len(pairs) < 2:
+        return None
+    return {
+        "side": side, "base": base, "n": len(pairs), "mean": round(statistics.mean(pairs), 3),
+        "standard_error": round(statistics.stdev(pairs) / len(pairs) ** 0.5, 3),
+        "ahead": sum(d > 0 for d in pairs), "behind": sum(d < 0 for d in pairs),
+    }
+
+
 def ours_stats(stdout):
     summary = next((json.loads(line) for line in stdout.splitlines() if '"summary"' in line), None)
     if summary is None or summary.get("result") != "ended":
@@ -251,10 +268,12 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
             [args.chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
              f"--use-file-for-fake-audio-capture={microphone}%noloop", page],
             stdout=log, stderr=open(os.path.join(out, "chromium.log"), "w"))
-    our_wav = os.path.join(out, "ours.wav")
-    call = ours(args.polyvoice, helper.url, seconds, our_wav, log)
+    calls = {name: ours(path, helper.url, seconds, os.path.join(out, f"{name}.wav"), log)
+             for name, path in [("ours", args.polyvoice), *args.variants]}
+    stdouts = {}
     try:
-        our_stdout, _ = call.communicate(timeout=seconds + 30)
+        for name, call in calls.items():
+            stdouts[name], _ = call.communicate(timeout=seconds + 30)
         if chromium and not helper.result_ready.wait(timeout=seconds + 40):
             raise RuntimeError("Chromium sent no result; its page log: " + " | ".join(helper.page_log))
     finally:
@@ -267,9 +286,11 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
         shutil.rmtree(profile, ignore_errors=True)
         with open(os.path.join(out, "page.log"), "w") as handle:
             handle.write("\n".join(helper.page_log) + "\n")
-        with open(os.path.join(out, "ours.ndjson"), "w") as handle:
-            handle.write(our_stdout if call.returncode is not None else "")
-    outcome = {"ours": {**score(speech, our_wav), **ours_stats(our_stdout)}}
+        for name, stdout in stdouts.items():
+            with open(os.path.join(out, f"{name}.ndjson"), "w") as handle:
+                handle.write(stdout)
+    outcome = {name: {**score(speech, os.path.join(out, f"{name}.wav")), **ours_stats(stdouts[name])}
+               for name in calls}
     if not chromium:
         return outcome
     result = helper.result
@@ -290,7 +311,7 @@ def median(runs, side, key):
     return statistics.median(run[side][key] for run in runs)
 
 
-def report(results, fec, coding):
+def report(results, fec, coding, variants):
     """The Markdown table (medians over seeds) and the RESULT_JSON figures."""
     sender = "with in-band FEC as the receiver's reports ask" if fec else "without FEC (useinbandfec=0)"
     sender += f" ({' '.join(coding)})" if coding else ""
@@ -299,9 +320,10 @@ def report(results, fec, coding):
     print("| network | receiver | PESQ-WB | STOI | concealed % | concealment events | jitter buffer delay ms |")
     print("|---|---|---|---|---|---|---|")
     figures = {}
+    sides = [("chromium", "libwebrtc (Chromium)"), ("ours", "PolyVoice")] + [(name, name) for name, _ in variants]
     for scenario, runs in results.items():
         figures[scenario] = {}
-        for side, name in (("chromium", "libwebrtc (Chromium)"), ("ours", "PolyVoice")):
+        for side, name in sides:
             if side not in runs[0]:
                 continue
             row = {key: round(median(runs, side, key), 3)
@@ -314,6 +336,16 @@ def report(results, fec, coding):
         if "chromium" in figures[scenario]:
             figures[scenario]["ours_at_least_libwebrtc"] = (
                 figures[scenario]["ours"]["pesq_wb"] >= figures[scenario]["chromium"]["pesq_wb"])
+        comparisons = [paired(runs, "ours", "chromium")] + [paired(runs, name, "ours") for name, _ in variants]
+        figures[scenario]["paired"] = [c for c in comparisons if c]
+    differences = [(scenario, c) for scenario, row in figures.items() for c in row["paired"]]
+    if differences:
+        print("\nPaired by seed (both on the same stream in the same run), PESQ-WB difference:\n")
+        print("| network | receiver − base | mean | standard error | ahead / behind |")
+        print("|---|---|---|---|---|")
+        for scenario, c in differences:
+            print(f"| {scenario} | {c['side']} − {c['base']} | {c['mean']:+.2f} | {c['standard_error']:.2f}"
+                  f" | {c['ahead']} / {c['behind']} of {c['n']} |")
     return figures
 
 
@@ -328,8 +360,18 @@ def main():
     parser.add_argument("--ours-only", action="store_true", help="leave Chromium out (our receiver's variants)")
     parser.add_argument("--sender-bitrate", type=int, help="the play agent's bitrate (default the bridge's, 48000)")
     parser.add_argument("--sender-bandwidth", help="the play agent's widest band (default the bridge's, wideband)")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME=PATH",
+                        help="another build of our client as a further receiver (repeatable)")
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "receiver-compare"))
     args = parser.parse_args()
+    args.variants = []
+    for text in args.variant:
+        name, _, path = text.partition("=")
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name) or name in ("ours", "chromium") or not path:
+            parser.error(f"--variant wants NAME=PATH with a new name of letters, digits, - or _: {text!r}")
+        if not os.access(path, os.X_OK):
+            parser.error(f"--variant {name}: {path} is not an executable")
+        args.variants.append((name, os.path.abspath(path)))
     coding = ((["--agent-bitrate", str(args.sender_bitrate)] if args.sender_bitrate else [])
               + (["--agent-bandwidth", args.sender_bandwidth] if args.sender_bandwidth else []))
     args.out = os.path.join(args.out, "no-fec" if args.no_fec else "fec")
@@ -360,7 +402,7 @@ def main():
         helper.shutdown()
         bridge.terminate()
         bridge.wait(timeout=10)
-    figures = report(results, fec=not args.no_fec, coding=coding)
+    figures = report(results, fec=not args.no_fec, coding=coding, variants=args.variants)
     with open(os.path.join(args.out, "results.json"), "w") as handle:
         json.dump({"runs": results, "medians": figures}, handle, indent=1)
     summary = {
@@ -368,6 +410,7 @@ def main():
         "sender_bandwidth": args.sender_bandwidth,
         "pesq_wb_median": {name: {side: row[side]["pesq_wb"] for side in ("ours", "chromium") if side in row}
                            for name, row in figures.items()},
+        "paired": {name: row["paired"] for name, row in figures.items()},
     }
     if not args.ours_only:
         summary["ours_at_least_libwebrtc"] = {name: row["ours_at_least_libwebrtc"] for name, row in figures.items()}
