@@ -18,6 +18,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("FuzzScenario", ["PolyConversation"]),
     ("FuzzHTTPRequest", ["PolyCore", "PolySignaling", "PolyVoiceBridge"]),
     ("FuzzEventsFrame", ["PolyCore", "PolySignaling"]),
+    ("FuzzOpusPacket", ["PolyAudio"]),
 ]
 
 let package = Package(
