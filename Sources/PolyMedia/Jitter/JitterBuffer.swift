@@ -26,7 +26,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var estimator = DelayEstimator()
     private var lateLoss = LateLossMonitor()
     private var fecShortfall = FECShortfallMonitor()
-    /// Whether the newest packet carried in-band FEC (the stream's sender has it on).
+    /// Whether the newest packet carried in-band FEC (its sender codes FEC, and the frame before it was voice).
     private var streamCarriesFEC = false
     private var store: PacketStore
     private var queue: SampleQueue
@@ -274,9 +274,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             if gap == packetSamples, let recovered = recoverFromFEC(next) { return recovered }
             if gap > packetSamples { noteConcealedWithoutNext() }
             // A lone loss is concealed in one piece that ends on the next packet's audio; a longer gap a frame at
-            // a time (its last packet in one piece once the gap is down to it). A next packet that may carry FEC
-            // went the FEC path above (Opus SILK and hybrid; libopus conceals if it carries none), so with Opus
-            // this reaches CELT packets, whose PLC the blend improves (docs/JITTER.md).
+            // a time (its last packet in one piece once the gap is down to it). A next packet carrying FEC went
+            // the FEC path above; the blend improves CELT's PLC and leaves SILK's about as it was (docs/JITTER.md).
             let lone = gap == packetSamples
             conceal(lone ? gap : min(configuration.frameSamples, gap), advance: true, endingOn: lone ? next : nil)
             return .expand

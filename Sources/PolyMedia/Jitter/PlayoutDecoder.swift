@@ -18,16 +18,14 @@ public protocol PlayoutDecoder {
     /// Recovers the packet before `nextPacket` from the redundancy carried in `nextPacket`.
     mutating func decodeFEC(from nextPacket: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>)
         throws -> Int
-    /// Whether `packet` may carry in-band FEC for the packet before it.
+    /// Whether `packet` carries in-band FEC for the packet before it.
     func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool
     /// Forgets all decoder state (new stream).
     mutating func reset()
 }
 
 extension OpusDecoder: PlayoutDecoder {
-    /// Opus carries in-band FEC (LBRR) only in SILK and hybrid modes (TOC configurations 0–15).
-    public func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let toc = packet.first, packet.count > 2 else { return false }
-        return toc >> 3 < 16
-    }
+    /// Whether the packet's SILK header bits say it carries LBRR data (SILK and hybrid frames only): a sender with
+    /// FEC on codes it only after voice-active frames, and libopus conceals when asked for FEC that is not there.
+    public func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool { OpusPacketInspection.carriesLBRR(packet) }
 }
