@@ -52,6 +52,34 @@ import Testing
         #expect(Self.start(ofPacket: 53, in: run.output, from: before) == before + 4 * 960)
     }
 
+    /// A shell that pulls 20 ms per tick (two 10 ms pulls at one instant) sees the buffered level swing by 20 ms
+    /// with the tick's phase. A lone loss concealed in place does not move the delay, so playout must not stretch
+    /// after it. (When the level filter restarted from that swinging measurement after each concealment, eight of
+    /// these twenty phases stretched.)
+    @Test(arguments: 0..<20)
+    func aLossConcealedInPlaceLeavesTheLevelAlone(phaseMs: Int) {
+        var buffer = JitterBuffer(decoder: FakeDecoder(), configuration: JitterBufferConfiguration())
+        var frame = [Int16](repeating: 0, count: 480)
+        var stretched: UInt64 = 0
+        for k in 0..<400 {
+            let arrival = Instant.milliseconds(Int64(k) * 20 + 37)
+            // Lose every 10th packet from 2 s on (one at 1 s makes the buffer hold room for the next packet).
+            if k != 50 && !(k >= 100 && k % 10 == 0) {
+                let packet = JitterPacket(
+                    sequence: UInt16(k), timestamp: UInt32(k * 960), ssrc: 1, marker: k == 0,
+                    payload: FakeDecoder.payload(index: k, fec: false), arrival: arrival)
+                buffer.insert(packet, at: arrival)
+            }
+            let tick = arrival + .milliseconds(Int64(phaseMs))
+            let before = buffer.statistics.insertedSamplesForDeceleration + buffer.statistics.removedSamplesForAcceleration
+            for _ in 0..<2 { frame.withUnsafeMutableBufferPointer { _ = buffer.pull(at: tick, into: $0) } }
+            let after = buffer.statistics.insertedSamplesForDeceleration + buffer.statistics.removedSamplesForAcceleration
+            if k >= 100 { stretched += after - before }
+        }
+        #expect(buffer.statistics.concealmentEvents >= 31)  // every loss (and the one at 1 s) concealed
+        #expect(stretched == 0)
+    }
+
     @Test func inBandFECComesFirst() {
         let run = Self.run(losing: [50], fec: true)
         #expect(run.statistics.fecPacketsRecovered == 1)  // packet 50's

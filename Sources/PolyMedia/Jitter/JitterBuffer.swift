@@ -359,9 +359,6 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             endConcealment()
             operation = .merge
             appendOutput(UnsafeBufferPointer(block))
-            // Concealing moved the delay at once, not slowly. Measured with the block queued: the next sample to
-            // decode (the block's end) plays after it.
-            filteredLevel = Double(playoutDelaySamples)
         } else {
             let (stretched, op) = stretchIfNeeded(UnsafeBufferPointer(block))
             operation = op
@@ -443,6 +440,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             atMs: now.milliseconds, latenessMs: lateness, targetMs: Double(targetNanoseconds) / 1e6)
         guard raised, latenessSamples <= limits.outageSamples else { return false }
         playPosition = timestamp
+        filteredLevel += Double(latenessSamples)
         stalled = 0
         joinNeedsFade = true
         statistics.lateRewinds += 1
@@ -494,6 +492,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             // Audio skipped for good is loss: hold one more packet for a while so FEC can cover the next one.
             playPosition += Int64(n)
             lastLoss = now
+        } else {
+            filteredLevel += Double(n)  // a wait moves the delay at once, not slowly (`playoutDelaySamples`)
         }
     }
 
