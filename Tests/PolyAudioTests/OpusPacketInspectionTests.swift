@@ -109,9 +109,16 @@ import Testing
     /// packet's configuration differs from the last one decoded, libopus's FEC path also switches mode or band
     /// and differs without LBRR: those packets are left out.)
     @Test(arguments: [
-        ("SILK wideband mono, FEC", OpusEncoderSettings(bitrate: 32000, maxBandwidth: .wideband, inbandFEC: true, packetLossPercent: 10)),
+        (
+            "SILK wideband mono, FEC",
+            OpusEncoderSettings(bitrate: 32000, maxBandwidth: .wideband, inbandFEC: true, packetLossPercent: 10)
+        ),
         ("hybrid fullband mono, FEC", OpusEncoderSettings(bitrate: 40000, inbandFEC: true, packetLossPercent: 10)),
-        ("SILK wideband stereo, FEC", OpusEncoderSettings(channels: 2, bitrate: 40000, maxBandwidth: .wideband, inbandFEC: true, packetLossPercent: 10)),
+        (
+            "SILK wideband stereo, FEC",
+            OpusEncoderSettings(
+                channels: 2, bitrate: 40000, maxBandwidth: .wideband, inbandFEC: true, packetLossPercent: 10)
+        ),
         ("SILK wideband mono, no FEC", OpusEncoderSettings(bitrate: 32000, maxBandwidth: .wideband)),
     ])
     func lbrrFlagMatchesWhatDecodeFECDoes(name: String, settings: OpusEncoderSettings) throws {

@@ -71,9 +71,11 @@ import Testing
                 buffer.insert(packet, at: arrival)
             }
             let tick = arrival + .milliseconds(Int64(phaseMs))
-            let before = buffer.statistics.insertedSamplesForDeceleration + buffer.statistics.removedSamplesForAcceleration
+            let before =
+                buffer.statistics.insertedSamplesForDeceleration + buffer.statistics.removedSamplesForAcceleration
             for _ in 0..<2 { frame.withUnsafeMutableBufferPointer { _ = buffer.pull(at: tick, into: $0) } }
-            let after = buffer.statistics.insertedSamplesForDeceleration + buffer.statistics.removedSamplesForAcceleration
+            let after =
+                buffer.statistics.insertedSamplesForDeceleration + buffer.statistics.removedSamplesForAcceleration
             if k >= 100 { stretched += after - before }
         }
         #expect(buffer.statistics.concealmentEvents >= 31)  // every loss (and the one at 1 s) concealed

@@ -28,7 +28,9 @@ import Testing
         for k in 0..<150 {
             let payload = try encoder.encode(voiced(packet: k))
             let arrival = Instant.milliseconds(Int64(k) * 20 + 30)
-            if k % 10 == 6, payload.withUnsafeBufferPointer({ OpusPacketInspection.carriesLBRR($0) }) { recoverable += 1 }
+            if k % 10 == 6, payload.withUnsafeBufferPointer({ OpusPacketInspection.carriesLBRR($0) }) {
+                recoverable += 1
+            }
             if k % 10 == 5 {
                 lost += 1
             } else {
@@ -49,7 +51,8 @@ import Testing
     /// Without FEC no packet counts as carrying it and every loss is concealed (the TOC alone would have called
     /// every SILK packet an FEC carrier and each lone loss a recovery).
     @Test func streamWithoutFECIsConcealed() throws {
-        let (statistics, lost, recoverable) = try Self.play(OpusEncoderSettings(bitrate: 32000, maxBandwidth: .wideband))
+        let (statistics, lost, recoverable) = try Self.play(
+            OpusEncoderSettings(bitrate: 32000, maxBandwidth: .wideband))
         #expect(recoverable == 0)
         #expect(statistics.fecPacketsReceived == 0)
         #expect(statistics.fecPacketsRecovered == 0)
