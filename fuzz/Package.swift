@@ -18,7 +18,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("FuzzScenario", ["PolyConversation"]),
     ("FuzzHTTPRequest", ["PolyCore", "PolySignaling", "PolyVoiceBridge"]),
     ("FuzzEventsFrame", ["PolyCore", "PolySignaling"]),
-    ("FuzzOpusPacket", ["PolyAudio"]),
+    ("FuzzOpusPacket", ["PolyMedia"]),  // PolyAudio (no product of its own) comes with PolyMedia
 ]
 
 let package = Package(
