@@ -1,6 +1,6 @@
-// OpusPacketInspection against libopus itself: its framing against `opus_packet_parse` on packets libopus's
-// repacketizer built and on random bytes, and the LBRR flag against what `decode_fec` does (FEC audio differs from
-// concealment exactly when the packet carries LBRR).
+// OpusPacketInspection against libopus itself: the first frame's byte range (taken from `opus_packet_parse`'s
+// pointers) on packets libopus's repacketizer built and on random bytes, and the LBRR flag against what `decode_fec`
+// does (FEC audio differs from concealment exactly when the packet carries LBRR).
 import COpus
 import PolyAudio
 import Testing

@@ -1,62 +1,27 @@
 // What a receiver can read from an Opus packet without decoding it (RFC 6716): where its first frame is and
 // whether that frame carries in-band FEC. A receiver asks before decoding FEC from the packet after a loss: libopus
-// conceals when the LBRR data is not there, and only the bitstream says which happened. This parses network input,
-// so it trusts no length and reads nothing past the packet.
+// conceals when the LBRR data is not there, and only the bitstream says which happened. The framing is libopus's own
+// parser; the LBRR flag, which libopus 1.3 does not expose, is read here. This parses network input, so it trusts no
+// length and reads nothing past the packet.
+import COpus
 
 /// Reads an Opus packet's framing and SILK header bits (RFC 6716 §3.2, §4.1, §4.2.3).
 public enum OpusPacketInspection {
-    /// The byte range of the packet's first frame, or nil when the packet is malformed or has no frame data
-    /// (a TOC-only packet; RFC 6716 §3.2's framing rules R1–R7 as far as the first frame needs them).
+    /// The byte range of the packet's first frame, or nil when libopus rejects the packet (`opus_packet_parse`)
+    /// or the frame is empty (a TOC-only or DTX packet).
     public static func firstFrame(_ packet: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        guard let toc = packet.first else { return nil }
-        let end = packet.count
-        let frame: Range<Int>
-        switch toc & 3 {
-        case 0:
-            frame = 1..<end
-        case 1:
-            guard (end - 1) % 2 == 0 else { return nil }
-            frame = 1..<(1 + (end - 1) / 2)
-        case 2:
-            guard let (length, next) = frameLength(packet, at: 1), next + length <= end else { return nil }
-            frame = next..<(next + length)
-        default:
-            guard end >= 2 else { return nil }
-            let countByte = packet[1]
-            let count = Int(countByte & 0x3F)
-            guard count > 0 else { return nil }
-            var next = 2
-            var padding = 0
-            if countByte & 0x40 != 0 {
-                // Padding length: bytes of 255 add 254 each, the first other byte ends it.
-                while true {
-                    guard next < end else { return nil }
-                    let byte = Int(packet[next])
-                    next += 1
-                    padding += byte == 255 ? 254 : byte
-                    if byte != 255 { break }
-                }
-            }
-            if countByte & 0x80 != 0 {
-                // VBR: the first count − 1 frames' lengths follow; the first frame's data comes after all of them.
-                var firstLength: Int?
-                for _ in 0..<(count - 1) {
-                    guard let (length, after) = frameLength(packet, at: next) else { return nil }
-                    firstLength = firstLength ?? length
-                    next = after
-                }
-                let dataEnd = end - padding
-                guard next <= dataEnd else { return nil }
-                let first = firstLength ?? (dataEnd - next)
-                guard next + first <= dataEnd else { return nil }
-                frame = next..<(next + first)
-            } else {
-                let data = end - padding - next
-                guard data >= 0, data % count == 0 else { return nil }
-                frame = next..<(next + data / count)
+        guard let base = packet.baseAddress, !packet.isEmpty else { return nil }
+        // 48 frames of 2.5 ms fill the longest packet (120 ms); stack storage, since this runs on the audio path.
+        return withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: 48) { frames in
+            withUnsafeTemporaryAllocation(of: Int16.self, capacity: 48) { sizes in
+                var toc: UInt8 = 0
+                let count = opus_packet_parse(
+                    base, Int32(clamping: packet.count), &toc, frames.baseAddress, sizes.baseAddress!, nil)
+                guard count > 0, let first = frames[0], sizes[0] > 0 else { return nil }
+                let start = first - base
+                return start..<(start + Int(sizes[0]))
             }
         }
-        return frame.isEmpty ? nil : frame
     }
 
     /// Whether the packet's first frame carries SILK LBRR data, i.e. in-band FEC for the frame before it (what
@@ -76,15 +41,6 @@ public enum OpusPacketInspection {
             if decoder.bit() { return true }
         }
         return false
-    }
-
-    /// A frame length of one or two bytes at `index` (§3.2.1) and the index after it.
-    private static func frameLength(_ packet: UnsafeBufferPointer<UInt8>, at index: Int) -> (Int, Int)? {
-        guard index < packet.count else { return nil }
-        let first = Int(packet[index])
-        if first < 252 { return (first, index + 1) }
-        guard index + 1 < packet.count else { return nil }
-        return (Int(packet[index + 1]) * 4 + first, index + 2)
     }
 }
 
