@@ -15,7 +15,7 @@ public struct LoopbackPipeline {
 
     private let encoder: OpusEncoder
     private var network: ImpairmentModel
-    private var jitterBuffer: JitterBuffer<LoopbackDecoder>
+    private var jitterBuffer: JitterBuffer<OpusDecoder>
     /// Packets on the simulated wire, by arrival time, with the time each was sent.
     private var inFlight = DelayQueue<(packet: JitterPacket, sent: Instant)>()
     private var packetScratch = [UInt8](repeating: 0, count: OpusEncoder.maxPacketBytes)
@@ -31,10 +31,9 @@ public struct LoopbackPipeline {
         self.configuration = configuration
         encoder = try OpusEncoder(configuration.encoderSettings)
         network = ImpairmentModel(configuration.impairment, seed: configuration.seed, start: start)
+        // Without in-band FEC no packet carries LBRR, so the buffer never tries FEC (`OpusDecoder.carriesFEC`).
         jitterBuffer = JitterBuffer(
-            decoder: LoopbackDecoder(
-                opus: try OpusDecoder(sampleRate: 48000, channels: 1), inbandFEC: configuration.inbandFEC),
-            configuration: configuration.jitterBuffer)
+            decoder: try OpusDecoder(sampleRate: 48000, channels: 1), configuration: configuration.jitterBuffer)
     }
 
     /// Encodes one captured 20 ms frame (960 samples, 48 kHz mono) and sends it into the network at `now`.
