@@ -121,8 +121,8 @@ struct ReplayDecoder: PlayoutDecoder {
         conceal(into: output)
     }
 
-    /// The same rule as Opus (SILK or hybrid TOC).
-    func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool { packet.count > 2 && packet[0] >> 3 < 16 }
+    /// The same rule as Opus (the packet's LBRR flag), so the buffer takes the same paths and pays for the parse.
+    func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool { OpusPacketInspection.carriesLBRR(packet) }
 
     mutating func reset() { next = 0 }
 }
