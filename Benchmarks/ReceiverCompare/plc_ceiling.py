@@ -15,10 +15,10 @@ successor's FEC data (libopus decode_fec), the others concealed by PLC: the ceil
 set-up and resets the encoder before sound (our senders without FEC, and before 2026-12-03 with it too); `cheap`
 codes them at complexity 0 (our senders while they code FEC).
 
---two-sided: a lone lost packet whose successor arrived as a CELT packet is concealed as our jitter buffer does
-(`GapInterpolation`): the PLC cross-faded into the successor's audio, decoded ahead on a copy of the decoder state and
-extended backwards by its pitch period, where that audio starts voiced. (Our buffer tries a SILK or hybrid successor
-for FEC first, and libopus conceals when that packet carries none, so those gaps stay the decoder's PLC.)
+--two-sided: a lost packet whose successor arrived is concealed as our jitter buffer does (`GapInterpolation`):
+the PLC cross-faded into the successor's audio, decoded ahead on a copy of the decoder state and extended backwards
+by its pitch period, where that audio starts voiced. (With --fec the successor's FEC comes first, as in our buffer;
+the buffer also blends where that successor carries no LBRR, which this model leaves to libopus's PLC.)
 
 Usage: plc_ceiling.py SPEECH.wav [--seeds 1-6] [--bitrate 48000] [--fullband] [--plc-ms 10|20] [--fec]
                       [--silence coded|stored|cheap] [--two-sided]
@@ -133,8 +133,7 @@ def decode(packets, lost, plc_samples, fec, two_sided=False):
             for part in range(0, FRAME, plc_samples):
                 target = out[index * FRAME + part:].ctypes.data_as(ctypes.POINTER(ctypes.c_int16))
                 OPUS.opus_decode(decoder, None, 0, target, plc_samples, 0)
-            celt_follows = following < len(packets) and packets[following][0] >> 3 >= 16
-            if two_sided and celt_follows and following not in lost:  # SILK and hybrid go the FEC path
+            if two_sided and following < len(packets) and following not in lost:
                 ctypes.memmove(ahead, decoder, DECODER_BYTES)
                 successor = np.zeros(FRAME, dtype=np.int16)
                 data = (ctypes.c_ubyte * len(packets[following])).from_buffer_copy(packets[following])
