@@ -613,8 +613,15 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
 
     /// The target delay in nanoseconds (`targetDelay` without `Duration` arithmetic).
     private var targetNanoseconds: Int64 {
-        var ms = estimator.requiredMilliseconds + frameMilliseconds
-        if headroomSince != nil { ms += Double(heldHeadroom) * 1000 / Double(configuration.sampleRate) }
+        let parts = targetParts
+        let ms = max(parts.spreadMs + parts.headroomMs + parts.lossHoldMs, parts.lateLossFloorMs)
+        let bounded = min(max(ms, limits.minimumDelayMilliseconds), limits.maximumDelayMilliseconds)
+        return Int64(bounded * 1000) * 1000  // whole microseconds
+    }
+
+    /// What the target is made of now (`targetDelay` is their sum or the floor, bounded).
+    public var targetParts: TargetDelayParts {
+        var lossHold = 0.0
         if let lastLoss, recent(lastLoss, within: limits.fecHoldNanoseconds) {
             // Room for the next packet (whose FEC recovers a loss) to be there in time; jitter headroom already
             // covers part of it.
@@ -622,12 +629,15 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             let fraction =
                 reordering
                 ? max(configuration.fecHoldFraction, configuration.reorderHoldFraction) : configuration.fecHoldFraction
-            ms += max(packetMilliseconds * fraction, packetMilliseconds - estimator.requiredMilliseconds)
-            ms += fecShortfall.extraMilliseconds(atMs: now.milliseconds)
+            lossHold = max(packetMilliseconds * fraction, packetMilliseconds - estimator.requiredMilliseconds)
+            lossHold += fecShortfall.extraMilliseconds(atMs: now.milliseconds)
         }
-        ms = max(ms, lateLoss.floorMilliseconds(atMs: now.milliseconds))
-        let bounded = min(max(ms, limits.minimumDelayMilliseconds), limits.maximumDelayMilliseconds)
-        return Int64(bounded * 1000) * 1000  // whole microseconds
+        let rate = Double(configuration.sampleRate)
+        return TargetDelayParts(
+            spreadMs: estimator.requiredMilliseconds + frameMilliseconds,
+            headroomMs: Double(heldHeadroom) * 1000 / rate,
+            lossHoldMs: lossHold, lateLossFloorMs: lateLoss.floorMilliseconds(atMs: now.milliseconds),
+            playoutDelayMs: filteredLevel * 1000 / rate)
     }
 
     private func recent(_ instant: Instant, within nanoseconds: Int64) -> Bool {

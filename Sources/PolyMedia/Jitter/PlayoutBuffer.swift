@@ -13,6 +13,14 @@ public protocol PlayoutBuffer {
     var targetDelay: Duration { get }
     /// Audio buffered ahead of the playout point now.
     var currentLevel: Duration { get }
+    /// What an adaptive buffer's target is made of now; nil for a buffer whose delay is fixed.
+    var adaptiveTargetParts: TargetDelayParts? { get }
 }
 
-extension JitterBuffer: PlayoutBuffer {}
+extension PlayoutBuffer {
+    public var adaptiveTargetParts: TargetDelayParts? { nil }
+}
+
+extension JitterBuffer: PlayoutBuffer {
+    public var adaptiveTargetParts: TargetDelayParts? { targetParts }
+}

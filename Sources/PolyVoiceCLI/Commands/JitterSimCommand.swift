@@ -25,7 +25,8 @@ extension Subcommand {
             --fec-hold F          adaptive: extra delay after a loss, in packets, so FEC can recover the next one
             --stretch-ratio R     adaptive: most of the output time-scaling may add or remove (0 = off)
             --json                print one JSON object: mean_delay_ms and all jitter buffer statistics
-            --timeline F          write per-10 ms time_ms,target_ms,level_ms,operation to F
+            --timeline F          write per-10 ms time_ms,target_ms,level_ms,operation to F, and for the
+                                  adaptive buffer the target's parts and the playout delay it is compared with
             --generate PROFILE    print a seeded trace: \(TraceProfile.allCases.map(\.rawValue).joined(separator: ", "))
             """,
         run: runJitterSim)
@@ -87,9 +88,12 @@ private func runJitterSim(_ arguments: [String]) throws -> Int32 {
     try WAVFile(sampleRate: 48000, layout: .mono, samples: .int16(result.output))
         .write(to: URL(fileURLWithPath: outputPath))
     if let timelinePath = args.string("timeline") {
-        var text = "time_ms,target_ms,level_ms,operation\n"
+        var text = "time_ms,target_ms,level_ms,operation,spread_ms,headroom_ms,loss_hold_ms,floor_ms,playout_delay_ms\n"
         for point in result.timeline {
-            text += "\(point.timeMs),\(point.targetDelayMs),\(point.levelMs),\(point.operation)\n"
+            let parts = point.targetParts.map {
+                "\($0.spreadMs),\($0.headroomMs),\($0.lossHoldMs),\($0.lateLossFloorMs),\($0.playoutDelayMs)"
+            }
+            text += "\(point.timeMs),\(point.targetDelayMs),\(point.levelMs),\(point.operation),\(parts ?? ",,,,")\n"
         }
         try text.write(toFile: timelinePath, atomically: true, encoding: .utf8)
     }

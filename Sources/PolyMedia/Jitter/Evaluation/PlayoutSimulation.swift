@@ -8,6 +8,8 @@ public struct PlayoutTimelinePoint: Sendable {
     public var targetDelayMs: Double
     public var levelMs: Double
     public var operation: PlayoutOperation
+    /// What the adaptive buffer's target was made of (nil for other buffers).
+    public var targetParts: TargetDelayParts?
 }
 
 /// The result of playing a trace through a buffer.
@@ -68,7 +70,8 @@ public enum PlayoutSimulation {
             timeline.append(
                 PlayoutTimelinePoint(
                     timeMs: nowMs - start, targetDelayMs: buffer.targetDelay.inMilliseconds,
-                    levelMs: buffer.currentLevel.inMilliseconds, operation: operation))
+                    levelMs: buffer.currentLevel.inMilliseconds, operation: operation,
+                    targetParts: buffer.adaptiveTargetParts))
             pull += 1
             // Stop once everything was delivered and played, so the stream's end is not counted as loss.
             if next == arrivals.count, buffer.currentLevel < .milliseconds(10) { break }
