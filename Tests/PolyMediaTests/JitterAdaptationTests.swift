@@ -33,6 +33,34 @@ import Testing
         #expect(concealedAtSix <= 160 * 48)
     }
 
+    @Test func theLateLossFloorCoversWhatLatePacketsNeededNotTheTargetPlusTheirLateness() {
+        // A loss at 2 s raises the target by a long FEC hold (100 ms) at once, and playout only stretches towards
+        // it; then the delay steps from 30 to 110 ms, so packets arrive late while the playout delay is still well
+        // below the target. The floor must cover what they needed (their delay of about 80 ms over the reference,
+        // a pull of decoded audio, the margin and the band below the target), not the target in force plus their
+        // lateness, which would count the distance between playout and target twice (about 165 ms here).
+        var configuration = JitterBufferConfiguration()
+        configuration.fecHoldFraction = 5
+        let packets = trace(count: 400) { $0 < 105 ? 30 : 110 }.filter { $0.index != 100 }
+        var targetAtStep = 0.0
+        var playoutAtStep = 0.0
+        var highestFloor = 0.0
+        let run = runTrace(packets, durationMs: 8000, configuration: configuration) { pull, buffer in
+            let parts = buffer.targetParts
+            if pull == 2100 / 10 {
+                targetAtStep = buffer.targetDelay.inMilliseconds
+                playoutAtStep = parts.playoutDelayMs
+            }
+            highestFloor = max(highestFloor, parts.lateLossFloorMs)
+        }
+        #expect(targetAtStep >= playoutAtStep + 40)  // the situation this is about
+        #expect(run.statistics.lateRewinds >= 1)
+        let needed = 80.0 + 4 + 10
+        #expect(highestFloor >= 80 + LateLossMonitor.marginMilliseconds)
+        let allowed = PlayoutBand.target(lowEdge: needed + LateLossMonitor.marginMilliseconds, twentyMilliseconds: 20)
+        #expect(highestFloor <= allowed)
+    }
+
     @Test func isolatedSpikeDoesNotRaiseTheTarget() {
         // One 200 ms stall at 4 s: packets 200..<210 leave together when it ends.
         let packets = trace(count: 600) { k in (200..<210).contains(k) ? Double(210 - k) * 20 + 30 : 30 }
@@ -118,7 +146,7 @@ import Testing
     @Test func oneBurstOfLatePacketsIsAnIsolatedSpike() {
         var monitor = LateLossMonitor()
         for i in 0..<5 {
-            let raised = monitor.lateArrival(atMs: 1000 + Double(i) * 0.2, latenessMs: 80, targetMs: 30)
+            let raised = monitor.lateArrival(atMs: 1000 + Double(i) * 0.2, neededDelayMs: 110)
             #expect(!raised)
         }
         #expect(monitor.floorMilliseconds(atMs: 1100) == 0)
@@ -126,27 +154,28 @@ import Testing
 
     @Test func aSecondEpisodeWithinTheMemoryRaisesTheFloorByItsLateness() {
         var monitor = LateLossMonitor()
-        _ = monitor.lateArrival(atMs: 1000, latenessMs: 80, targetMs: 30)
-        let second = monitor.lateArrival(atMs: 4000, latenessMs: 50, targetMs: 30)
+        _ = monitor.lateArrival(atMs: 1000, neededDelayMs: 110)
+        let second = monitor.lateArrival(atMs: 4000, neededDelayMs: 80)
         #expect(second)
-        #expect(monitor.floorMilliseconds(atMs: 4000) == 30 + 50 + LateLossMonitor.marginMilliseconds)
+        // A band whose low edge is the needed delay plus the margin: 20 ms below a target over 80 ms.
+        #expect(monitor.floorMilliseconds(atMs: 4000) == 80 + LateLossMonitor.marginMilliseconds + 20)
         // 20 s later the episode before is outside the memory: isolated again.
-        let third = monitor.lateArrival(atMs: 24_000, latenessMs: 50, targetMs: 30)
+        let third = monitor.lateArrival(atMs: 24_000, neededDelayMs: 80)
         #expect(!third)
     }
 
     @Test func lateArrivalsOneAfterAnotherRaiseWithinSixtyMilliseconds() {
         var monitor = LateLossMonitor()
-        let raised = (0..<6).map { monitor.lateArrival(atMs: 1000 + Double($0) * 20, latenessMs: 40, targetMs: 20) }
+        let raised = (0..<6).map { monitor.lateArrival(atMs: 1000 + Double($0) * 20, neededDelayMs: 60) }
         #expect(raised == [false, false, false, true, true, true])
     }
 
     @Test func theFloorIsHeldThenFallsSlowly() {
         var monitor = LateLossMonitor()
-        _ = monitor.lateArrival(atMs: 0, latenessMs: 100, targetMs: 20)
-        _ = monitor.lateArrival(atMs: 60, latenessMs: 100, targetMs: 20)
+        _ = monitor.lateArrival(atMs: 0, neededDelayMs: 120)
+        _ = monitor.lateArrival(atMs: 60, neededDelayMs: 120)
         let floor = monitor.floorMilliseconds(atMs: 60)
-        #expect(floor == 130)
+        #expect(floor == 150)
         #expect(monitor.floorMilliseconds(atMs: 60 + LateLossMonitor.holdMilliseconds) == floor)
         let later = monitor.floorMilliseconds(atMs: 60 + LateLossMonitor.holdMilliseconds + 5000)
         #expect(abs(later - (floor - 5 * LateLossMonitor.decayPerSecond)) < 1e-9)

@@ -381,11 +381,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         guard configuration.maximumStretchRatio > 0 else { return (block.count, .normal) }
         stretchBudget = min(
             stretchBudget + configuration.maximumStretchRatio * Double(block.count), Double(2 * packetSamples))
-        let target = Double(limits.samples(nanoseconds: targetNanoseconds))
-        let low = max(target * 0.75, target - Double(limits.samples(milliseconds: 20)))
-        let high = max(target, low + Double(limits.samples(milliseconds: 20)))
-        let tooHigh = filteredLevel >= high
-        let tooLow = filteredLevel < low
+        let band = PlayoutBand(
+            target: Double(limits.samples(nanoseconds: targetNanoseconds)),
+            twentyMilliseconds: Double(limits.samples(milliseconds: 20)))
+        let tooHigh = filteredLevel >= band.high
+        let tooLow = filteredLevel < band.low
         guard tooHigh || tooLow else { return (block.count, .normal) }
         // Changing the delay inside a pause is nearly free, inside speech it is heard (and PESQ sees a warped
         // utterance): speech is compressed only when the delay is well above target, pauses whenever it is above.
@@ -393,9 +393,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         // which is the costliest step of playout.
         let margin = Double(limits.samples(milliseconds: 15))
         let quiet = TimeStretcher.isQuiet(block)
-        if !quiet, tooHigh, filteredLevel < high + margin { return (block.count, .normal) }
+        if !quiet, tooHigh, filteredLevel < band.high + margin { return (block.count, .normal) }
         guard var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
-        if quiet, tooHigh, filteredLevel > high + Double(limits.samples(milliseconds: 10)) {
+        if quiet, tooHigh, filteredLevel > band.high + Double(limits.samples(milliseconds: 10)) {
             lag = block.count / 2  // well above target in a pause: drop half of it at once, outside the budget
             stretchBudget += Double(lag)
         }
@@ -435,9 +435,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private mutating func lateArrivalRaisesTarget(_ timestamp: Int64) -> Bool {
         statistics.latePackets += 1
         let latenessSamples = playPosition - timestamp
-        let lateness = Double(latenessSamples) * 1000 / Double(configuration.sampleRate)
+        let neededSamples = playoutDelaySamples + Int(latenessSamples)
         let raised = lateLoss.lateArrival(
-            atMs: now.milliseconds, latenessMs: lateness, targetMs: Double(targetNanoseconds) / 1e6)
+            atMs: now.milliseconds, neededDelayMs: Double(neededSamples) * 1000 / Double(configuration.sampleRate))
         guard raised, latenessSamples <= limits.outageSamples else { return false }
         playPosition = timestamp
         filteredLevel += Double(latenessSamples)

@@ -1,9 +1,10 @@
 // The jitter buffer's feedback from what it actually lost: packets that arrived after their playout time.
 //
 // The delay histograms predict the delay the buffer needs; late arrivals show when that prediction was too low.
-// Each late packet says by how much (its lateness: how much later playout would have had to run to play it). Late
-// arrivals close together form one episode. An episode raises a floor under the target to the target in force plus
-// that lateness plus a margin, at once, unless it is an isolated spike: all of its late packets arrived in one burst
+// Each late packet says how much playout delay would have played it: the delay playout ran at plus its lateness.
+// Late arrivals close together form one episode. An episode raises a floor under the target, at once, to the least
+// target whose band (`PlayoutBand`) still plays such a packet with a margin to spare, unless it is an isolated
+// spike: all of its late packets arrived in one burst
 // (a stall that released its queue together) and no other episode came within `spikeMemory`. Slow delay wander and
 // route changes make packets late one after another, so their episodes last and raise the floor within 60 ms of
 // late arrivals; recurring spikes (Wi-Fi scans, handovers) raise it at the second one. The floor is held for
@@ -32,9 +33,11 @@ struct LateLossMonitor {
     private(set) var lateArrivals = 0
     private(set) var raises = 0
 
-    /// Notes a packet that arrived at `nowMs`, `latenessMs` after the last moment it could still have been played,
-    /// while the target was `targetMs`. Returns whether the floor was raised (the loss was not an isolated spike).
-    mutating func lateArrival(atMs nowMs: Double, latenessMs: Double, targetMs: Double) -> Bool {
+    /// Notes a packet that arrived at `nowMs` and would have been played by a playout delay of `neededDelayMs`
+    /// (the delay playout ran at, plus how late the packet was). Not the target in force plus the lateness: while
+    /// the delay is still growing towards the target that would count the distance to it twice. Returns whether
+    /// the floor was raised (the loss was not an isolated spike).
+    mutating func lateArrival(atMs nowMs: Double, neededDelayMs: Double) -> Bool {
         lateArrivals += 1
         if nowMs - lastLate > Self.episodeGapMilliseconds {
             previousEpisodeEnd = lastLate
@@ -44,7 +47,8 @@ struct LateLossMonitor {
         let lasting = nowMs - episodeStart >= Self.burstMilliseconds
         let recurring = episodeStart - previousEpisodeEnd < Self.spikeMemoryMilliseconds
         guard lasting || recurring else { return false }
-        floor.set(max(floor.value(atMs: nowMs), targetMs + max(0, latenessMs) + Self.marginMilliseconds), atMs: nowMs)
+        let target = PlayoutBand.target(lowEdge: neededDelayMs + Self.marginMilliseconds, twentyMilliseconds: 20)
+        floor.set(max(floor.value(atMs: nowMs), target), atMs: nowMs)
         raises += 1
         return true
     }
