@@ -3,7 +3,7 @@
 // higher, within the configured bounds.
 
 /// The parts of the adaptive jitter buffer's target delay, in milliseconds.
-public struct TargetDelayParts: Sendable, Equatable {
+public struct TargetDelayParts: Sendable, Equatable, Codable {
     /// The measured spread of arrivals (`DelayEstimator`'s quantile) plus one pull.
     public var spreadMs: Double
     /// Delay kept after waits for late packets under the playout clock.

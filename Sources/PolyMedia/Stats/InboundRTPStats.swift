@@ -39,6 +39,9 @@ public struct InboundRTPStats: Sendable, Equatable, Codable {
     /// Not a W3C field: seconds of the sender's RTP clock the in-order packets advanced by (see
     /// `RTPReceiveStatistics.mediaTimeReceived`), to compare with `totalSamplesDuration` (clock drift).
     public var mediaSecondsReceived: Double = 0
+    /// Not a W3C field: what the jitter buffer's target delay is made of now, and the playout delay it is
+    /// compared with (nil before the stream started).
+    public var targetDelayParts: TargetDelayParts?
 
     public init(ssrc: UInt32? = nil) { self.ssrc = ssrc }
 

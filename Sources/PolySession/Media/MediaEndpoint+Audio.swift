@@ -247,6 +247,7 @@ extension MediaEndpoint {
         stats.inboundRtp.jitterBufferDelay = playout.jitterBufferDelay
         stats.inboundRtp.jitterBufferTargetDelay = playout.jitterBufferTargetDelay
         stats.inboundRtp.jitterBufferEmittedCount = playout.jitterBufferEmittedCount
+        if playout.jitterBufferEmittedCount > 0 { stats.inboundRtp.targetDelayParts = jitter.targetParts }
         stats.inboundRtp.totalSamplesReceived = playout.totalSamplesReceived
         stats.inboundRtp.concealedSamples = playout.concealedSamples
         stats.inboundRtp.silentConcealedSamples = playout.silentConcealedSamples

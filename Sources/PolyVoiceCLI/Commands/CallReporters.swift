@@ -223,6 +223,8 @@ final class JSONCallReporter: CallReporter {
         /// Mean time from arrival to playout of the emitted samples, and the mean target over them.
         var meanDelayMs: Double
         var meanTargetDelayMs: Double
+        /// What the target is made of at this moment (see docs/JITTER.md), and the playout delay.
+        var targetParts: TargetDelayParts?
 
         init(_ inbound: InboundRTPStats) {
             totalSamplesReceived = inbound.totalSamplesReceived
@@ -236,6 +238,7 @@ final class JSONCallReporter: CallReporter {
             let emitted = Double(max(inbound.jitterBufferEmittedCount, 1))
             meanDelayMs = inbound.jitterBufferDelay / emitted * 1000
             meanTargetDelayMs = inbound.jitterBufferTargetDelay / emitted * 1000
+            targetParts = inbound.targetDelayParts
         }
     }
 

@@ -132,6 +132,11 @@ extension MediaSuites {
             #expect(stats.inboundRtp.packetsReceived > 100)
             #expect(stats.outboundRtp.packetsSent > 100)
             #expect(stats.srtp.authenticationFailures == 0)
+            // What the jitter buffer's target is made of comes with the stats once audio played: at least one pull
+            // of measured spread, and a playout delay it is compared with.
+            let parts = try #require(stats.inboundRtp.targetDelayParts)
+            #expect(parts.spreadMs >= 10)
+            #expect(parts.playoutDelayMs > 0)
 
             await client.close()
             #expect(try await bridgeLog.wait(for: .remoteBye) != nil)
