@@ -24,6 +24,8 @@ struct PlayoutClockRun {
     /// Concealed samples per second of playout.
     var concealedPerSecond: [UInt64] = []
     var targetMs: [Double] = []
+    /// The part of the target kept from waits for late packets, per tick.
+    var headroomMs: [Double] = []
     var tickTimesMs: [Double] = []
 
     var concealedShare: Double {
@@ -67,6 +69,7 @@ func runPlayoutClock(_ scenario: PlayoutClockScenario) -> PlayoutClockRun {
         }
         run.tickTimesMs.append(tick)
         run.targetMs.append(buffer.targetDelay.inMilliseconds)
+        run.headroomMs.append(buffer.targetParts.headroomMs)
         if n % 50 == 0 {
             run.concealedPerSecond.append(buffer.statistics.concealedSamples - lastSecondConcealed)
             lastSecondConcealed = buffer.statistics.concealedSamples

@@ -412,9 +412,17 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     }
 
     /// A wait for a late packet ended with the packet: the playout point moved later by `samples`. The target keeps
-    /// that delay for `underflowHold` (waits within it add up), or the level control would take it back.
+    /// that delay for `underflowHold` (waits within it add up), or the level control would take it back. Only the
+    /// part of it that took the playout delay above the band's low edge: below it, playout was still growing
+    /// towards a target the measured spread had raised (the onset of jitter), and that target already asks for
+    /// the delay the wait added; keeping it as well would count it twice.
     private mutating func raiseHeadroom(_ samples: Int) {
-        headroomSamples = min(heldHeadroom + samples, limits.maximumHeadroomSamples)
+        let band = PlayoutBand(
+            target: Double(limits.samples(nanoseconds: targetNanoseconds)),
+            twentyMilliseconds: Double(limits.samples(milliseconds: 20)))
+        let kept = min(samples, Int(max(0, filteredLevel - band.low)))
+        guard kept > 0 else { return }
+        headroomSamples = min(heldHeadroom + kept, limits.maximumHeadroomSamples)
         headroomSince = now
     }
 
