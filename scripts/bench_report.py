@@ -70,10 +70,10 @@ TABLES = {
     "SenderEval": "bash Benchmarks/SenderEval/run.sh",
     "SenderEcho": "bash Benchmarks/SenderEval/run.sh --echo --complexities 0,1,5,9 --bitrates 32000,48000,64000",
     "EchoAiortc": ".venv/bin/python Benchmarks/SenderEval/echo_aiortc.py",
-    "ReceiverCompare": "bash Benchmarks/ReceiverCompare/run.sh",
+    "ReceiverCompare": "bash Benchmarks/ReceiverCompare/run.sh --seeds 1,2,3,4,5,6,7,8,9,10,11,12",
     "ReceiverCompareNoFEC": "bash Benchmarks/ReceiverCompare/run.sh --no-fec",
     "ReceiverCompareNoFEC96k": "bash Benchmarks/ReceiverCompare/run.sh --no-fec --sender-bitrate 96000 "
-    "--sender-bandwidth fullband --scenarios loss-5pct,bursty-5pct-b3 --out out/receiver-compare-96k",
+    "--sender-bandwidth fullband --scenarios loss-5pct,bursty-5pct-b3 --seeds 1,2,3,4,5,6,7,8,9,10,11,12 --out out/receiver-compare-96k",
 }
 
 
