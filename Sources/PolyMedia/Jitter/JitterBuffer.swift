@@ -381,9 +381,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         guard configuration.maximumStretchRatio > 0 else { return (block.count, .normal) }
         stretchBudget = min(
             stretchBudget + configuration.maximumStretchRatio * Double(block.count), Double(2 * packetSamples))
-        let band = PlayoutBand(
-            target: Double(limits.samples(nanoseconds: targetNanoseconds)),
-            twentyMilliseconds: Double(limits.samples(milliseconds: 20)))
+        let band = playoutBand
         let tooHigh = filteredLevel >= band.high
         let tooLow = filteredLevel < band.low
         guard tooHigh || tooLow else { return (block.count, .normal) }
@@ -417,9 +415,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// towards a target the measured spread had raised (the onset of jitter), and that target already asks for
     /// the delay the wait added; keeping it as well would count it twice.
     private mutating func raiseHeadroom(_ samples: Int) {
-        let band = PlayoutBand(
-            target: Double(limits.samples(nanoseconds: targetNanoseconds)),
-            twentyMilliseconds: Double(limits.samples(milliseconds: 20)))
+        let band = playoutBand
         let kept = min(samples, Int(max(0, filteredLevel - band.low)))
         guard kept > 0 else { return }
         headroomSamples = min(heldHeadroom + kept, limits.maximumHeadroomSamples)
@@ -618,6 +614,13 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         Double(configuration.frameSamples) * 1000 / Double(configuration.sampleRate)
     }
     private var packetMilliseconds: Double { Double(packetSamples) * 1000 / Double(configuration.sampleRate) }
+
+    /// Where the playout delay may sit around the target now, in samples.
+    private var playoutBand: PlayoutBand {
+        PlayoutBand(
+            target: Double(limits.samples(nanoseconds: targetNanoseconds)),
+            twentyMilliseconds: Double(limits.samples(milliseconds: 20)))
+    }
 
     /// The target delay in nanoseconds (`targetDelay` without `Duration` arithmetic).
     private var targetNanoseconds: Int64 {

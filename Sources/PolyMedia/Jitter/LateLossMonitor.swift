@@ -4,11 +4,11 @@
 // Each late packet says how much playout delay would have played it: the delay playout ran at plus its lateness.
 // Late arrivals close together form one episode. An episode raises a floor under the target, at once, to the least
 // target whose band (`PlayoutBand`) still plays such a packet with a margin to spare, unless it is an isolated
-// spike: all of its late packets arrived in one burst
-// (a stall that released its queue together) and no other episode came within `spikeMemory`. Slow delay wander and
-// route changes make packets late one after another, so their episodes last and raise the floor within 60 ms of
-// late arrivals; recurring spikes (Wi-Fi scans, handovers) raise it at the second one. The floor is held for
-// `hold` after the last raise, then falls by `decayPerSecond`: up quickly, down slowly.
+// spike: all of its late packets arrived in one burst (a stall that released its queue together) and no other
+// episode came within `spikeMemory`. Slow delay wander and route changes make packets late one after another, so
+// their episodes last and raise the floor within 60 ms of late arrivals; recurring spikes (Wi-Fi scans, handovers)
+// raise it at the second one. The floor is held for `hold` after the last raise, then falls by `decayPerSecond`: up
+// quickly, down slowly.
 
 /// Raises a floor under the target delay when packets arrive too late to be played; sans-IO (time passed in).
 struct LateLossMonitor {
