@@ -6,6 +6,8 @@
 // was concealed (and still in time to be played itself), it says by how much the delay fell short of recovering n.
 // The hold then grows by that shortfall plus a margin, at once, and after `hold` without another miss falls by
 // `decayPerSecond`: up quickly, down slowly, as the late-loss floor does for packets that miss their own slot.
+// Less the part of the shortfall that playout was still below the band's low edge: there it was growing towards a
+// target already raised for it (the onset of jitter), and adding that part again would count it twice.
 
 /// Learns how much delay after a loss in-band FEC needs, from the next packets that came too late for it; sans-IO.
 struct FECShortfallMonitor {
@@ -19,9 +21,10 @@ struct FECShortfallMonitor {
     static let decayPerSecond = 5.0
 
     private var extra = HeldValue(holdMilliseconds: Self.holdMilliseconds, decayPerSecond: Self.decayPerSecond)
-    /// The concealed packet, the next one whose FEC would have recovered it, when the concealment began and the
-    /// latest the next packet can arrive and still be a FEC miss (a packet later: it missed its own slot).
-    private var awaited: (concealed: Int64, next: Int64, concealedAtMs: Double, latestMs: Double)?
+    /// The concealed packet, the next one whose FEC would have recovered it, when the concealment began, the
+    /// latest the next packet can arrive and still be a FEC miss (a packet later: it missed its own slot), and how
+    /// far the playout delay then sat below the band's low edge.
+    private var awaited: (concealed: Int64, next: Int64, concealedAtMs: Double, latestMs: Double, belowBandMs: Double)?
     /// The concealed packet behind the last raise, and by how much it raised the hold: if it arrives after all (its
     /// successor overtook it), it was late, not lost, and the raise is taken back.
     private var lastRaise: (concealedTimestamp: Int64, milliseconds: Double)?
@@ -29,17 +32,21 @@ struct FECShortfallMonitor {
     private(set) var misses = 0
 
     /// Playout began concealing the packet at `timestamp` (output samples; `packetSamples` and `packetMs` long) at
-    /// `nowMs` because neither it nor the next packet was there.
-    mutating func concealedWithoutNext(timestamp: Int64, packetSamples: Int, packetMs: Double, atMs nowMs: Double) {
+    /// `nowMs` because neither it nor the next packet was there, with the playout delay `belowBandMs` below the
+    /// low edge of the band around the target (0 inside the band).
+    mutating func concealedWithoutNext(
+        timestamp: Int64, packetSamples: Int, packetMs: Double, belowBandMs: Double, atMs nowMs: Double
+    ) {
         let next = timestamp + Int64(packetSamples)
         guard awaited?.next != next else { return }  // still waiting for it: keep when that began
-        awaited = (timestamp, next, nowMs, nowMs + packetMs)
+        awaited = (timestamp, next, nowMs, nowMs + packetMs, max(0, belowBandMs))
     }
 
     /// A packet with `timestamp` arrived at `nowMs`. If it is the one a concealment waited for, and no more than a
     /// packet after the concealment began (later, it missed its own slot: a late loss, not a FEC miss), the extra
-    /// hold grows by how late it was for FEC. If it is the concealed packet itself, that was late, not lost (a stall
-    /// or a delay step, which the late-loss floor answers): nothing is learned.
+    /// hold grows by how late it was for FEC, less what playout still had to grow to reach the band. If it is the
+    /// concealed packet itself, that was late, not lost (a stall or a delay step, which the late-loss floor
+    /// answers): nothing is learned.
     mutating func arrival(timestamp: Int64, atMs nowMs: Double) {
         if let lastRaise, lastRaise.concealedTimestamp == timestamp {
             extra.set(max(0, extra.value(atMs: nowMs) - lastRaise.milliseconds), atMs: nowMs)
@@ -51,9 +58,10 @@ struct FECShortfallMonitor {
         guard timestamp == awaited.next else { return }
         self.awaited = nil
         guard nowMs >= awaited.concealedAtMs, nowMs <= awaited.latestMs else { return }
-        let shortfall = nowMs - awaited.concealedAtMs
+        let raise = nowMs - awaited.concealedAtMs + Self.marginMilliseconds - awaited.belowBandMs
+        guard raise > 0 else { return }
         let before = extra.value(atMs: nowMs)
-        let raised = min(Self.maximumMilliseconds, before + shortfall + Self.marginMilliseconds)
+        let raised = min(Self.maximumMilliseconds, before + raise)
         extra.set(raised, atMs: nowMs)
         lastRaise = (awaited.concealed, raised - before)
         misses += 1

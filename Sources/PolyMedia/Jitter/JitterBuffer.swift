@@ -464,8 +464,10 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// (in a burst of losses, only the last packet's is ever recoverable).
     private mutating func noteConcealedWithoutNext() {
         guard streamCarriesFEC, let decodedEnd, (playPosition - decodedEnd) % Int64(packetSamples) == 0 else { return }
+        let belowBandSamples = playoutBand.low - filteredLevel
         fecShortfall.concealedWithoutNext(
-            timestamp: playPosition, packetSamples: packetSamples, packetMs: packetMilliseconds, atMs: now.milliseconds)
+            timestamp: playPosition, packetSamples: packetSamples, packetMs: packetMilliseconds,
+            belowBandMs: belowBandSamples * 1000 / Double(configuration.sampleRate), atMs: now.milliseconds)
     }
 
     // MARK: Concealment
