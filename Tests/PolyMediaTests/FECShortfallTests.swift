@@ -121,4 +121,3 @@ import Testing
         #expect(peaks.reduce(0, +) / Double(peaks.count) <= 32, "loss hold peaks \(peaks) ms")
     }
 }
-
