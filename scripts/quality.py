@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores a degraded speech recording against its reference: PESQ wideband, STOI and delay.
 
-Usage: quality.py REF.wav DEG.wav [--json] [--max-delay SECONDS]
+Usage: quality.py REF.wav DEG.wav [--json] [--max-delay SECONDS] [--from SECONDS]
 
 Both files are mixed to mono, resampled to 16 kHz, aligned by cross-correlation (the degraded
 signal is shifted by the measured delay) and trimmed to their overlap before scoring. PESQ gets that one
@@ -9,6 +9,7 @@ global alignment (it re-aligns each utterance itself); STOI, which has no alignm
 degraded signal re-aligned per 1 s chunk within 300 ms of the global delay, so a receiver whose delay moves
 during the call (a jitter buffer growing after a burst, time-stretching) is not scored as unintelligible
 for the part after the move. `stoi_global` is STOI after the one global alignment, for comparison.
+`--from` scores only the reference from that time on (after the same alignment): a part both recordings share.
 """
 import argparse
 import json
@@ -82,17 +83,21 @@ def main():
     parser.add_argument("degraded")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--max-delay", type=float, default=2.0, help="largest delay searched, seconds")
+    parser.add_argument("--from", dest="start", type=float, default=0.0,
+                        help="score the reference from this time on (seconds), after aligning the whole files")
     args = parser.parse_args()
 
     ref = load(args.reference)
     deg = load(args.degraded)
     lag = delay_samples(ref, deg, int(args.max_delay * RATE))
     ref_aligned, deg_aligned = align(ref, deg, lag)
+    # A negative lag (deg starts early) becomes lag 0 on ref without its first -lag samples, as in align().
+    deg_piecewise = align_piecewise(ref[max(0, -lag):], deg, max(0, lag))[:len(ref_aligned)]
+    skip = max(0, int(args.start * RATE) - max(0, -lag))  # the aligned arrays start at ref[max(0, -lag)]
+    ref_aligned, deg_aligned, deg_piecewise = ref_aligned[skip:], deg_aligned[skip:], deg_piecewise[skip:]
     if len(ref_aligned) < RATE // 4:
         print("quality.py: less than 0.25 s of overlap after alignment", file=sys.stderr)
         return 1
-    # A negative lag (deg starts early) becomes lag 0 on ref without its first -lag samples, as in align().
-    deg_piecewise = align_piecewise(ref[max(0, -lag):], deg, max(0, lag))[:len(ref_aligned)]
     result = {
         "pesq_wb": float(pesq(RATE, ref_aligned, deg_aligned, "wb")),
         "stoi": float(stoi(ref_aligned, deg_piecewise, RATE, extended=False)),
