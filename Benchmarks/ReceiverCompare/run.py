@@ -9,6 +9,9 @@ server here serves that page and proxies the bridge's REST routes on the same or
 other origin); both receivers provision through it. With --no-fec it also rewrites both receivers' SDP to
 `useinbandfec=0`, so the sender codes without in-band FEC (PLC only). PESQ-WB and STOI of what each receiver played
 come from scripts/quality.py; concealment and jitter buffer delay from each side's stats (W3C inbound-rtp).
+Each call has its own encoder, which codes with the expected loss until that receiver's first RTCP report; libwebrtc
+reports after the speech has started, so the two calls' first utterance can be coded differently. PESQ-WB "from the
+first pause" scores only the speech after it, where both receivers get the same packets.
 
 Everything runs in a network namespace of its own that has only a loopback interface (run.sh makes it), so
 nothing can be sent anywhere but 127.0.0.0/8.
@@ -206,9 +209,9 @@ def ours(polyvoice, helper_url, seconds, wav, log):
          "--json"], stdout=subprocess.PIPE, stderr=log, text=True, env=environment)
 
 
-def paired(runs, side, base):
-    """`side` minus `base` PESQ-WB over the runs that hold both: mean, its standard error, and the win count."""
-    pairs = [run[side]["pesq_wb"] - run[base]["pesq_wb"] for run in runs if side in run and base in run]
+def paired(runs, side, base, key="pesq_wb"):
+    """`side` minus `base` `key` over the runs that hold both: mean, its standard error, and the win count."""
+    pairs = [run[side][key] - run[base][key] for run in runs if side in run and base in run]
     if len(pairs) < 2:
         return None
     return {
@@ -243,10 +246,30 @@ def chromium_stats(inbound):
     }
 
 
-def score(speech, wav):
-    output = run([os.path.join(ROOT, ".venv", "bin", "python"), os.path.join(ROOT, "scripts", "quality.py"),
-                  speech, wav, "--json", "--max-delay", "3"])
-    return json.loads(output)
+def same_stream_from(samples, rate):
+    """Seconds into the speech after which every call gets the same packets: the end of its first run of digital
+    silence (three frames or more) after the speech starts. Each call has its own encoder, and until a receiver's
+    first RTCP report the sender codes with the expected loss (FEC, more bits); libwebrtc reports about 2.5 s in,
+    after the speech has started, so the first utterance can be coded differently for each receiver."""
+    frame = rate // 50
+    silent_frames = 0
+    for start in range(int(np.flatnonzero(samples)[0]), len(samples), frame):
+        if not samples[start:start + frame].any():
+            silent_frames += 1
+        elif silent_frames >= 3:
+            return start / rate
+        else:
+            silent_frames = 0
+    return 0.0
+
+
+def score(speech, wav, same_stream_s):
+    """quality.py's figures, and PESQ-WB from `same_stream_s` on (`pesq_wb_same_stream`)."""
+    command = [os.path.join(ROOT, ".venv", "bin", "python"), os.path.join(ROOT, "scripts", "quality.py"),
+               speech, wav, "--json", "--max-delay", "3"]
+    figures = json.loads(run(command))
+    figures["pesq_wb_same_stream"] = json.loads(run(command + ["--from", str(same_stream_s)]))["pesq_wb"]
+    return figures
 
 
 def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, seed, out):
@@ -289,7 +312,8 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
         for name, stdout in stdouts.items():
             with open(os.path.join(out, f"{name}.ndjson"), "w") as handle:
                 handle.write(stdout)
-    outcome = {name: {**score(speech, os.path.join(out, f"{name}.wav")), **ours_stats(stdouts[name])}
+    outcome = {name: {**score(speech, os.path.join(out, f"{name}.wav"), args.same_stream_s),
+                      **ours_stats(stdouts[name])}
                for name in calls}
     if not chromium:
         return outcome
@@ -303,7 +327,7 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
         json.dump(result["inbound"], handle, indent=1)
     with open(os.path.join(out, "chromium-timeline.json"), "w") as handle:
         json.dump(result.get("timeline", []), handle)
-    outcome["chromium"] = {**score(speech, chromium_wav), **chromium_stats(result["inbound"] or {})}
+    outcome["chromium"] = {**score(speech, chromium_wav, args.same_stream_s), **chromium_stats(result["inbound"] or {})}
     return outcome
 
 
@@ -317,8 +341,9 @@ def report(results, fec, coding, variants):
     sender += f" ({' '.join(coding)})" if coding else ""
     print(f"\nReceiverCompare, sender: the bridge's play agent {sender}; medians over relay seeds "
           "(PESQ-WB per seed in brackets).\n")
-    print("| network | receiver | PESQ-WB | STOI | concealed % | concealment events | jitter buffer delay ms |")
-    print("|---|---|---|---|---|---|---|")
+    print("| network | receiver | PESQ-WB | from the first pause | STOI | concealed % | concealment events"
+          " | jitter buffer delay ms |")
+    print("|---|---|---|---|---|---|---|---|")
     figures = {}
     sides = [("chromium", "libwebrtc (Chromium)"), ("ours", "PolyVoice")] + [(name, name) for name, _ in variants]
     for scenario, runs in results.items():
@@ -327,20 +352,27 @@ def report(results, fec, coding, variants):
             if side not in runs[0]:
                 continue
             row = {key: round(median(runs, side, key), 3)
-                   for key in ("pesq_wb", "stoi", "concealed_pct", "concealment_events", "delay_ms")}
+                   for key in ("pesq_wb", "pesq_wb_same_stream", "stoi", "concealed_pct", "concealment_events",
+                               "delay_ms")}
             row["pesq_wb_runs"] = [round(run[side]["pesq_wb"], 2) for run in runs]
             figures[scenario][side] = row
             print(f"| {scenario} | {name} | {row['pesq_wb']:.2f} ({', '.join(f'{v:.2f}' for v in row['pesq_wb_runs'])})"
-                  f" | {row['stoi']:.3f} | {row['concealed_pct']:.1f} | {row['concealment_events']:.0f}"
+                  f" | {row['pesq_wb_same_stream']:.2f} | {row['stoi']:.3f} | {row['concealed_pct']:.1f} | {row['concealment_events']:.0f}"
                   f" | {row['delay_ms']:.0f} |")
         if "chromium" in figures[scenario]:
-            figures[scenario]["ours_at_least_libwebrtc"] = (
-                figures[scenario]["ours"]["pesq_wb"] >= figures[scenario]["chromium"]["pesq_wb"])
-        comparisons = [paired(runs, "ours", "chromium")] + [paired(runs, name, "ours") for name, _ in variants]
-        figures[scenario]["paired"] = [c for c in comparisons if c]
-    differences = [(scenario, c) for scenario, row in figures.items() for c in row["paired"]]
-    if differences:
-        print("\nPaired by seed (both on the same stream in the same run), PESQ-WB difference:\n")
+            for key, name in (("pesq_wb", "ours_at_least_libwebrtc"),
+                              ("pesq_wb_same_stream", "ours_at_least_libwebrtc_same_stream")):
+                figures[scenario][name] = figures[scenario]["ours"][key] >= figures[scenario]["chromium"][key]
+        for key, name in (("pesq_wb", "paired"), ("pesq_wb_same_stream", "paired_same_stream")):
+            comparisons = [paired(runs, "ours", "chromium", key)] + [
+                paired(runs, side, "ours", key) for side, _ in variants]
+            figures[scenario][name] = [c for c in comparisons if c]
+    for name, what in (("paired", "the whole speech"),
+                       ("paired_same_stream", "from the first pause on, where both receivers get the same packets")):
+        differences = [(scenario, c) for scenario, row in figures.items() for c in row[name]]
+        if not differences:
+            continue
+        print(f"\nPaired by seed (both in the same run), PESQ-WB difference, {what}:\n")
         print("| network | receiver − base | mean | standard error | ahead / behind |")
         print("|---|---|---|---|---|")
         for scenario, c in differences:
@@ -380,6 +412,7 @@ def main():
     rate, samples = wavfile.read(speech)
     if not args.seconds:
         args.seconds = round(len(samples) / rate + 1.5, 1)
+    args.same_stream_s = same_stream_from(samples, rate)
 
     media_port, relay_port = free_udp_port(), free_udp_port()
     bridge_log = open(os.path.join(args.out, "bridge.log"), "w")
@@ -411,9 +444,12 @@ def main():
         "pesq_wb_median": {name: {side: row[side]["pesq_wb"] for side in ("ours", "chromium") if side in row}
                            for name, row in figures.items()},
         "paired": {name: row["paired"] for name, row in figures.items()},
+        "same_stream_from_s": round(args.same_stream_s, 2),
+        "paired_same_stream": {name: row["paired_same_stream"] for name, row in figures.items()},
     }
     if not args.ours_only:
-        summary["ours_at_least_libwebrtc"] = {name: row["ours_at_least_libwebrtc"] for name, row in figures.items()}
+        for key in ("ours_at_least_libwebrtc", "ours_at_least_libwebrtc_same_stream"):
+            summary[key] = {name: row[key] for name, row in figures.items()}
     print("RESULT_JSON " + json.dumps(summary))
 
 
