@@ -327,7 +327,8 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
         json.dump(result["inbound"], handle, indent=1)
     with open(os.path.join(out, "chromium-timeline.json"), "w") as handle:
         json.dump(result.get("timeline", []), handle)
-    outcome["chromium"] = {**score(speech, chromium_wav, args.same_stream_s), **chromium_stats(result["inbound"] or {})}
+    outcome["chromium"] = {**score(speech, chromium_wav, args.same_stream_s),
+                           **chromium_stats(result["inbound"] or {})}
     return outcome
 
 
@@ -357,8 +358,8 @@ def report(results, fec, coding, variants):
             row["pesq_wb_runs"] = [round(run[side]["pesq_wb"], 2) for run in runs]
             figures[scenario][side] = row
             print(f"| {scenario} | {name} | {row['pesq_wb']:.2f} ({', '.join(f'{v:.2f}' for v in row['pesq_wb_runs'])})"
-                  f" | {row['pesq_wb_same_stream']:.2f} | {row['stoi']:.3f} | {row['concealed_pct']:.1f} | {row['concealment_events']:.0f}"
-                  f" | {row['delay_ms']:.0f} |")
+                  f" | {row['pesq_wb_same_stream']:.2f} | {row['stoi']:.3f} | {row['concealed_pct']:.1f}"
+                  f" | {row['concealment_events']:.0f} | {row['delay_ms']:.0f} |")
         if "chromium" in figures[scenario]:
             for key, name in (("pesq_wb", "ours_at_least_libwebrtc"),
                               ("pesq_wb_same_stream", "ours_at_least_libwebrtc_same_stream")):
