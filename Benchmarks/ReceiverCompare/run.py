@@ -11,7 +11,8 @@ other origin); both receivers provision through it. With --no-fec it also rewrit
 come from scripts/quality.py; concealment and jitter buffer delay from each side's stats (W3C inbound-rtp).
 Each call has its own encoder, which codes with the expected loss until that receiver's first RTCP report; libwebrtc
 reports after the speech has started, so the two calls' first utterance can be coded differently. PESQ-WB "from the
-first pause" scores only the speech after it, where both receivers get the same packets.
+first pause" scores only the speech after it: on clean and jitter both receivers then get the same packets (under
+loss each sender still follows its own receiver's loss reports).
 
 Everything runs in a network namespace of its own that has only a loopback interface (run.sh makes it), so
 nothing can be sent anywhere but 127.0.0.0/8.
@@ -247,10 +248,10 @@ def chromium_stats(inbound):
 
 
 def same_stream_from(samples, rate):
-    """Seconds into the speech after which every call gets the same packets: the end of its first run of digital
-    silence (three frames or more) after the speech starts. Each call has its own encoder, and until a receiver's
-    first RTCP report the sender codes with the expected loss (FEC, more bits); libwebrtc reports about 2.5 s in,
-    after the speech has started, so the first utterance can be coded differently for each receiver."""
+    """Seconds into the speech after which calls whose receivers report no loss get the same packets: the end of its
+    first run of digital silence (three frames or more) after the speech starts. Each call has its own encoder, and
+    until a receiver's first RTCP report the sender codes with the expected loss (FEC, more bits); libwebrtc reports
+    about 2.5 s in, after the speech has started, so the first utterance can be coded differently for each receiver."""
     frame = rate // 50
     silent_frames = 0
     for start in range(int(np.flatnonzero(samples)[0]), len(samples), frame):
@@ -369,7 +370,7 @@ def report(results, fec, coding, variants):
                 paired(runs, side, "ours", key) for side, _ in variants]
             figures[scenario][name] = [c for c in comparisons if c]
     for name, what in (("paired", "the whole speech"),
-                       ("paired_same_stream", "from the first pause on, where both receivers get the same packets")):
+                       ("paired_same_stream", "from the first pause on")):
         differences = [(scenario, c) for scenario, row in figures.items() for c in row[name]]
         if not differences:
             continue
