@@ -82,7 +82,8 @@ import Testing
         let block = stats.makeReportBlock(ssrc: 5, at: .seconds(1))
         #expect(block.cumulativeLost == 2)
         #expect(block.extendedHighestSequence == 9)
-        #expect(block.fractionLost == UInt8(2 * 256 / 9))
+        // Of 1…7, judged (a sequence number once two newer ones passed it), 3 and 6 are missing.
+        #expect(block.fractionLost == UInt8(2 * 256 / 7))
         let next = stats.makeReportBlock(ssrc: 5, at: .seconds(2))
         #expect(next.fractionLost == 0)
         #expect(next.cumulativeLost == 2)

@@ -142,7 +142,8 @@ extension MediaEndpoint {
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, payloadBytes: packet.payload.count,
             headerBytes: packet.headerLength + packet.paddingCount, at: now)
         if configuration.earlyLossReports, !lastReportShowedLoss, receiveStatistics.packetsLostSinceReport > 0 {
-            // One packet interval later: a packet only reordered by up to that much is in by then (no loss).
+            // Missing counts a gap only once reordering could have filled it (`ReorderDepth`); one packet interval
+            // more lets a packet just beyond that arrive and be netted out before the report goes.
             _ = rtcp.requestEarlyReport(at: now + .milliseconds(20))
         }
         guard outcome.isDeliverable || outcome == .probation, !packet.payload.isEmpty else { return }
