@@ -1,4 +1,4 @@
-// `polyvoice bridge --agent-bitrate/--agent-bandwidth`: what the caller hears is coded as asked.
+// `polyvoice bridge --agent-bitrate/--agent-bandwidth/--agent-loss-hint`: what the caller hears is coded as asked.
 import Foundation
 import PolyAudio
 import PolyVoiceTesting
@@ -55,7 +55,10 @@ struct BridgeAgentCodingTests {
     }
 
     @Test func badValuesAreUsageErrors() async throws {
-        for arguments in [["--agent-bandwidth", "20k"], ["--agent-bitrate", "600000"], ["--agent-bitrate", "x"]] {
+        for arguments in [
+            ["--agent-bandwidth", "20k"], ["--agent-bitrate", "600000"], ["--agent-bitrate", "x"],
+            ["--agent-loss-hint", "101"], ["--agent-loss-hint", "five"],
+        ] {
             let result = try await runPolyvoice(["bridge", "--allow-any-token", "--port", "0"] + arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.contains(arguments[0]), "\(result.stderr)")

@@ -31,6 +31,16 @@ import Testing
         #expect(play.encoderMaxBandwidth == .wideband && play.cleanPathCoding == nil)
     }
 
+    @Test func aLossHintIsPinnedForTheWholeCall() throws {
+        var configuration = try configuration(cleanPath: .celtWideband)
+        AgentCoding(lossHintPercent: 5).apply(to: &configuration)
+        #expect(configuration.codec.expectedLossPercent == 5 && !configuration.lossHintFollowsReports)
+        var followed = try self.configuration(cleanPath: nil)
+        AgentCoding(bitrate: 24_000).apply(to: &followed)
+        #expect(followed.codec.expectedLossPercent == CodecSettings().expectedLossPercent)
+        #expect(followed.lossHintFollowsReports)
+    }
+
     @Test func noOverrideLeavesTheProfilesChoice() throws {
         var configuration = try configuration(cleanPath: .celtWideband)
         let before = configuration

@@ -1,6 +1,7 @@
 // The operator's choice of how every agent's audio is coded (`polyvoice bridge --agent-bitrate`,
-// `--agent-bandwidth`), over what the agent's media profile picks: to test a client against a sender at
-// another bitrate or band (a 96 kbit/s fullband one, as browsers and aiortc send) with the same agent.
+// `--agent-bandwidth`, `--agent-loss-hint`), over what the agent's media profile picks: to test a client against a
+// sender at another bitrate or band (a 96 kbit/s fullband one, as browsers and aiortc send) with the same agent, or
+// to give every caller the same coding whatever its receiver reports.
 import PolyAudio
 import PolySession
 
@@ -10,10 +11,14 @@ public struct AgentCoding: Sendable, Equatable {
     public var bitrate: Int?
     /// The widest band coded, in every coding mode.
     public var maxBandwidth: OpusBandwidth?
+    /// The loss (0...100 %) the agent's encoder plans FEC for all call long, whatever the caller reports: the
+    /// same coding for every caller (nil: the caller's receiver reports drive it).
+    public var lossHintPercent: Int?
 
-    public init(bitrate: Int? = nil, maxBandwidth: OpusBandwidth? = nil) {
+    public init(bitrate: Int? = nil, maxBandwidth: OpusBandwidth? = nil, lossHintPercent: Int? = nil) {
         self.bitrate = bitrate
         self.maxBandwidth = maxBandwidth
+        self.lossHintPercent = lossHintPercent
     }
 
     /// The bandwidths by the names the options take (`wideband`, `fullband`, …).
@@ -36,6 +41,11 @@ public struct AgentCoding: Sendable, Equatable {
         if let maxBandwidth {
             configuration.encoderMaxBandwidth = maxBandwidth
             configuration.cleanPathCoding?.maxBandwidth = maxBandwidth
+        }
+        if let lossHintPercent {
+            // Without reports the clean-path mode never starts: the main mode codes for this loss throughout.
+            configuration.codec.expectedLossPercent = lossHintPercent
+            configuration.lossHintFollowsReports = false
         }
     }
 }

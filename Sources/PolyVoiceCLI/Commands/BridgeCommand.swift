@@ -33,6 +33,10 @@ extension Subcommand {
                                      clean path 64000); while the caller reports loss, FEC adds a third
               --agent-bandwidth B    The widest band every agent codes: narrowband, mediumband, wideband
                                      (default), superwideband or fullband
+              --agent-loss-hint N    Code every agent's stream for N % loss (0-100) all call long, whatever
+                                     the caller reports: FEC and its third more bits above 0. Every caller
+                                     gets the same coding, to compare receivers (default: follow the
+                                     caller's RTCP loss reports)
               --reply-latency MS     script: answer MS after the end of the caller's last voiced frame as heard
                                      (300-60000; default: when the VAD ends the turn, 300 ms after it)
               --yield-ms MS|never    script: talk on MS after the caller starts talking over a prompt, then stop
@@ -68,8 +72,8 @@ extension Subcommand {
 
 private enum BridgeCommand {
     static let valued: Set<String> = [
-        "host", "port", "agent", "agent-profile", "agent-bitrate", "agent-bandwidth", "reply-latency", "yield-ms",
-        "token-file", "advertise", "media-port", "max-calls",
+        "host", "port", "agent", "agent-profile", "agent-bitrate", "agent-bandwidth", "agent-loss-hint",
+        "reply-latency", "yield-ms", "token-file", "advertise", "media-port", "max-calls",
         "record", "log-format", "resume-grace", "media-timeout", "rate", "turn", "turn-secret-file", "turn-lifetime",
     ]
     static let flagNames: Set<String> = ["allow-any-token", "verbose", "false-yield"]
@@ -133,6 +137,7 @@ private enum BridgeCommand {
             }
             configuration.agentCoding.maxBandwidth = bandwidth
         }
+        configuration.agentCoding.lossHintPercent = try parsed.int("agent-loss-hint", in: 0...100)
         configuration.turn = try Self.turnServers(parsed)
         // Media sockets bind the host's address (a wildcard host binds them on loopback: use --advertise).
         configuration.media = .transport(localIP: configuration.mediaIP)

@@ -115,6 +115,31 @@ extension MediaSuites {
             }
         }
 
+        /// A pinned loss hint (`lossHintFollowsReports = false`, as `polyvoice bridge --agent-loss-hint`) keeps the
+        /// coding the far end's reports would change: FEC in the stream after a clean report, none under loss.
+        @Test("a pinned loss hint codes the same whatever the far end reports")
+        func pinnedLossHintIgnoresReports() throws {
+            func fecPackets(pinned: Int?, loss: Double) throws -> (early: UInt64, late: UInt64, hint: Int) {
+                let speech = try Signals.speech()
+                let call = try MediaCall(signal: speech + speech, bridgeLossHint: pinned)
+                try call.connect()
+                try call.pull()  // the bridge's line: its stream to the client
+                call.network.setImpairment(
+                    LinkImpairment(loss: .uniform(loss)), between: call.clientHost, and: call.bridgeHost)
+                call.run(for: .seconds(3))  // the client's first reports have arrived
+                let early = call.client.endpoint.stats.inboundRtp.fecPacketsReceived
+                call.run(for: .seconds(3))
+                let late = call.client.endpoint.stats.inboundRtp.fecPacketsReceived - early
+                return (early, late, call.bridge.endpoint.encoderLossPercent)
+            }
+            let followed = try fecPackets(pinned: nil, loss: 0)
+            #expect(followed.hint == 0 && followed.late == 0)  // clean reports turned FEC off
+            let pinned = try fecPackets(pinned: 10, loss: 0)
+            #expect(pinned.hint == 10 && pinned.late > 50, "\(pinned)")
+            let pinnedOff = try fecPackets(pinned: 0, loss: 0.1)
+            #expect(pinnedOff.hint == 0 && pinnedOff.early + pinnedOff.late == 0, "\(pinnedOff)")
+        }
+
         @Test("a loss on a reordering path is still reported")
         func lossOnAReorderingPathIsReported() throws {
             for seed: UInt64 in [7, 8, 9] {

@@ -147,7 +147,7 @@ final class MediaCall {
         seed: UInt64 = 7, signal: [Int16] = [], clientCodec: CodecSettings = CodecSettings(),
         rtcpInterval: Duration = .seconds(1), bridgeCleanPathCoding: CleanPathCoding? = nil,
         bridgeRate: Int = 48_000, clientTelephoneEvents: Bool = true, bridgeTelephoneEvents: Bool = true,
-        clientTURNServers: [TURNRelayServer] = [], earlyLossReports: Bool = true
+        clientTURNServers: [TURNRelayServer] = [], earlyLossReports: Bool = true, bridgeLossHint: Int? = nil
     ) throws {
         network = SimulatedNetwork(seed: seed)
         var clientConfiguration = MediaEndpointConfiguration(
@@ -162,6 +162,10 @@ final class MediaCall {
         bridgeConfiguration.cleanPathCoding = bridgeCleanPathCoding
         clientConfiguration.earlyLossReports = earlyLossReports
         bridgeConfiguration.earlyLossReports = earlyLossReports
+        if let bridgeLossHint {
+            bridgeConfiguration.codec.expectedLossPercent = bridgeLossHint
+            bridgeConfiguration.lossHintFollowsReports = false
+        }
         clientConfiguration.telephoneEvents = clientTelephoneEvents
         bridgeConfiguration.telephoneEvents = bridgeTelephoneEvents
         // The bridge's agent audio (decoded to, encoded from) at `bridgeRate`, as the echo agent's server profile.
