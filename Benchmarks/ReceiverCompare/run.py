@@ -9,10 +9,14 @@ server here serves that page and proxies the bridge's REST routes on the same or
 other origin); both receivers provision through it. With --no-fec it also rewrites both receivers' SDP to
 `useinbandfec=0`, so the sender codes without in-band FEC (PLC only). PESQ-WB and STOI of what each receiver played
 come from scripts/quality.py; concealment and jitter buffer delay from each side's stats (W3C inbound-rtp).
-Each call has its own encoder, which codes with the expected loss until that receiver's first RTCP report; libwebrtc
-reports after the speech has started, so the two calls' first utterance can be coded differently. PESQ-WB "from the
-first pause" scores only the speech after it: on clean and jitter both receivers then get the same packets (under
-loss each sender still follows its own receiver's loss reports).
+
+Each call has its own encoder. Left to the receivers' RTCP reports it codes with the expected loss until a
+receiver's first report (libwebrtc's comes after the speech has started, ours before) and then as that receiver's
+reports say, so the two streams would differ. So the bridge is started per scenario with `--agent-loss-hint` set to
+the scenario's mean loss (0 on clean and jitter, 5 on the 5 % loss scenarios): every call is coded alike, from the
+first packet to the last, and the receivers get the same packets. `--adaptive-sender` leaves the coding to each
+receiver's reports instead (what a report-driven sender does in a real call). PESQ-WB "from the first pause" scores
+only the speech after the first run of digital silence, where an adaptive sender's encoders have met again.
 
 Everything runs in a network namespace of its own that has only a loopback interface (run.sh makes it), so
 nothing can be sent anywhere but 127.0.0.0/8.
@@ -22,8 +26,8 @@ copy of the same impairment: a change to our receiver is then judged by its pair
 streams, which cancels the seed-to-seed spread (a run-to-run spread of one build remains; measure it with a variant
 that is the same build).
 
-Usage: run.py [--seeds 1,2,3] [--scenarios clean,loss-5pct,...] [--no-fec] [--ours-only] [--polyvoice PATH]
-              [--variant NAME=PATH ...] [--out DIR]
+Usage: run.py [--seeds 1,2,3] [--scenarios clean,loss-5pct,...] [--no-fec] [--adaptive-sender] [--ours-only]
+              [--polyvoice PATH] [--variant NAME=PATH ...] [--out DIR]
 """
 
 import argparse
@@ -57,9 +61,16 @@ SCENARIOS = {
     "jitter-40+30ms": ["--delay", "40", "--jitter", "30"],
     "bursty-5pct-b3": ["--loss", "5", "--burst", "60"],
 }
+# The loss every call's stream is coded for (`polyvoice bridge --agent-loss-hint`): the scenario's mean loss.
+SENDER_LOSS_HINT = {"clean": 0, "loss-5pct": 5, "jitter-40+30ms": 0, "bursty-5pct-b3": 5}
 # The call's set-up (ICE, DTLS, pull) passes unimpaired; the speech starts 2 s into the agent's audio.
 IMPAIR_AFTER_S = 1.5
 LEAD_SILENCE_S = 2.0
+# Every recording is scored against the same span of the played file, from here (in the lead silence) to its end.
+# PESQ-WB of one and the same audio moves by up to 0.1 with how much leading silence the span keeps (a 10 ms trim
+# took 4.44 to 4.54), and quality.py's alignment keeps all of it for a recording that starts early (ours, on its
+# call's clock) but cuts it for one that starts late (Chromium's capture), which marked our clean calls down 0.06.
+SCORED_FROM_S = 1.0
 CHROMIUM_FLAGS = [
     "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
     "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
@@ -265,10 +276,10 @@ def same_stream_from(samples, rate):
 
 
 def score(speech, wav, same_stream_s):
-    """quality.py's figures, and PESQ-WB from `same_stream_s` on (`pesq_wb_same_stream`)."""
+    """quality.py's figures from SCORED_FROM_S on, and PESQ-WB from `same_stream_s` on (`pesq_wb_same_stream`)."""
     command = [os.path.join(ROOT, ".venv", "bin", "python"), os.path.join(ROOT, "scripts", "quality.py"),
                speech, wav, "--json", "--max-delay", "3"]
-    figures = json.loads(run(command))
+    figures = json.loads(run(command + ["--from", str(SCORED_FROM_S)]))
     figures["pesq_wb_same_stream"] = json.loads(run(command + ["--from", str(same_stream_s)]))["pesq_wb"]
     return figures
 
@@ -337,9 +348,14 @@ def median(runs, side, key):
     return statistics.median(run[side][key] for run in runs)
 
 
-def report(results, fec, coding, variants):
+def report(results, fec, coding, variants, adaptive):
     """The Markdown table (medians over seeds) and the RESULT_JSON figures."""
-    sender = "with in-band FEC as the receiver's reports ask" if fec else "without FEC (useinbandfec=0)"
+    if not fec:
+        sender = "without FEC (useinbandfec=0)"
+    elif adaptive:
+        sender = "with in-band FEC as each receiver's reports ask"
+    else:
+        sender = "with in-band FEC for the scenario's mean loss (the same coding for every receiver)"
     sender += f" ({' '.join(coding)})" if coding else ""
     print(f"\nReceiverCompare, sender: the bridge's play agent {sender}; medians over relay seeds "
           "(PESQ-WB per seed in brackets).\n")
@@ -394,10 +410,15 @@ def main():
     parser.add_argument("--ours-only", action="store_true", help="leave Chromium out (our receiver's variants)")
     parser.add_argument("--sender-bitrate", type=int, help="the play agent's bitrate (default the bridge's, 48000)")
     parser.add_argument("--sender-bandwidth", help="the play agent's widest band (default the bridge's, wideband)")
+    parser.add_argument("--adaptive-sender", action="store_true",
+                        help="code each call as its receiver's loss reports ask, not for the scenario's loss")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=PATH",
                         help="another build of our client as a further receiver (repeatable)")
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "receiver-compare"))
     args = parser.parse_args()
+    unknown = [name for name in args.scenarios.split(",") if name not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenario {unknown[0]!r}: choose from {', '.join(SCENARIOS)}")
     args.variants = []
     for text in args.variant:
         name, _, path = text.partition("=")
@@ -418,13 +439,19 @@ def main():
 
     media_port, relay_port = free_udp_port(), free_udp_port()
     bridge_log = open(os.path.join(args.out, "bridge.log"), "w")
-    bridge, bridge_url = start_bridge(args.polyvoice, speech, media_port, relay_port, bridge_log, coding)
-    helper = Helper(bridge_url)
+    helper = Helper(None)
     helper.no_fec = args.no_fec
     threading.Thread(target=helper.serve_forever, daemon=True).start()
     results = {}
+    bridge = None
     try:
         for scenario in args.scenarios.split(","):
+            if bridge:
+                bridge.terminate()
+                bridge.wait(timeout=10)
+            pinned = [] if args.adaptive_sender else ["--agent-loss-hint", str(SENDER_LOSS_HINT[scenario])]
+            bridge, helper.bridge_url = start_bridge(
+                args.polyvoice, speech, media_port, relay_port, bridge_log, coding + pinned)
             results[scenario] = []
             for seed in [int(s) for s in args.seeds.split(",")]:
                 out = os.path.join(args.out, f"{scenario}-seed{seed}")
@@ -435,14 +462,18 @@ def main():
                     f"delay {r['delay_ms']:.0f} ms" for side, r in outcome.items()), flush=True)
     finally:
         helper.shutdown()
-        bridge.terminate()
-        bridge.wait(timeout=10)
-    figures = report(results, fec=not args.no_fec, coding=coding, variants=args.variants)
+        if bridge:
+            bridge.terminate()
+            bridge.wait(timeout=10)
+    figures = report(results, fec=not args.no_fec, coding=coding, variants=args.variants,
+                     adaptive=args.adaptive_sender)
     with open(os.path.join(args.out, "results.json"), "w") as handle:
         json.dump({"runs": results, "medians": figures}, handle, indent=1)
     summary = {
         "fec": not args.no_fec, "seeds": args.seeds, "sender_bitrate": args.sender_bitrate,
         "sender_bandwidth": args.sender_bandwidth,
+        "sender_loss_hint": "adaptive" if args.adaptive_sender else {
+            name: SENDER_LOSS_HINT[name] for name in figures},
         "pesq_wb_median": {name: {side: row[side]["pesq_wb"] for side in ("ours", "chromium") if side in row}
                            for name, row in figures.items()},
         "paired": {name: row["paired"] for name, row in figures.items()},
