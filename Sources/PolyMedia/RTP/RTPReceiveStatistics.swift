@@ -230,7 +230,7 @@ public struct RTPReceiveStatistics: Sendable {
     public var packetsLost: Int64 { packetsExpected - packetsReceived }
 
     /// Packets missing since the last report block (the interval `makeReportBlock` will close), counting a
-    /// sequence number only once as many newer ones arrived as reordering lately needed (`ReorderDepth`).
+    /// sequence number only once reordering could no longer fill it (`settle`, `ReorderDepth`).
     public var packetsLostSinceReport: Int64 { settledLost - settledLostPrior }
 
     /// Interarrival jitter in RTP timestamp units.
@@ -248,10 +248,10 @@ public struct RTPReceiveStatistics: Sendable {
     ///
     /// The fraction lost counts the sequence numbers judged since the last report (`settle`), not RFC 3550's
     /// expected − received of the interval: under reordering that one counts every packet still on its way at
-    /// report time as lost and, clamped at zero, never nets it out. With packets reordered by up to 100 ms at
-    /// 20 ms each it reported about 1 % loss every second on a path that lost nothing (10 % with early reports,
-    /// whose short intervals make one packet in flight a large fraction), and a sender that adapts its FEC to
-    /// reports spent those bits for nothing. The cumulative count stays RFC 3550's.
+    /// report time as lost and, clamped at zero, never nets it out; an early report, whose interval may hold a
+    /// handful of packets, makes one packet in flight a large fraction. On a path that only reorders (40 ms + σ 30
+    /// ms) that held a report-driven sender's loss hint at 4–5 %: FEC and its extra bits for nothing. The
+    /// cumulative count stays RFC 3550's.
     public mutating func makeReportBlock(ssrc: UInt32, at now: Instant) -> RTCPReportBlock {
         let expectedInterval = settledExpected - settledExpectedPrior
         let lostInterval = settledLost - settledLostPrior

@@ -4,22 +4,20 @@ import PolyCore
 
 /// The largest displacement of a reordered packet in the last 5–10 s (two 5 s periods), so it follows a network
 /// whose reordering grows at once and forgets it within seconds once it stops.
-public struct ReorderDepth: Sendable, Equatable {
+struct ReorderDepth: Sendable, Equatable {
     static let period: Duration = .seconds(5)
     private var current = 0
     private var previous = 0
     private var periodStart: Instant?
 
-    public init() {}
-
     /// Notes a packet that arrived `displacement` sequence numbers behind the newest.
-    public mutating func note(displacement: Int, at now: Instant) {
+    mutating func note(displacement: Int, at now: Instant) {
         roll(to: now)
         current = max(current, displacement)
     }
 
     /// The depth to allow for now.
-    public mutating func depth(at now: Instant) -> Int {
+    mutating func depth(at now: Instant) -> Int {
         roll(to: now)
         return max(current, previous)
     }
