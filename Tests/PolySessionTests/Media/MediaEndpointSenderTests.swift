@@ -85,16 +85,22 @@ extension MediaSuites {
             }
         }
 
+        /// A connected call 3 s in, the client sending speech: the first receiver reports have arrived.
+        private func callWithReports(seed: UInt64) throws -> MediaCall {
+            let speech = try Signals.speech()
+            let call = try MediaCall(seed: seed, signal: speech + speech + speech)
+            try call.connect()
+            call.run(for: .seconds(3))
+            return call
+        }
+
         /// Packets still on their way at report time are not lost: a path that only reorders (40 ms + σ 30 ms, as
         /// the relay's jitter scenario) must not make the far end code for loss. Counted as RFC 3550's expected −
         /// received, with early reports, they held the far end's hint at 4–5 % on average (peaks of 8–14 %).
         @Test("reordering without loss leaves the far end's loss hint at zero")
         func reorderingIsNotReportedAsLoss() throws {
             for seed: UInt64 in [7, 8, 9] {
-                let speech = try Signals.speech()
-                let call = try MediaCall(seed: seed, signal: speech + speech + speech)
-                try call.connect()
-                call.run(for: .seconds(3))
+                let call = try callWithReports(seed: seed)
                 let cleanBitrate = call.client.endpoint.encoderBitrate
                 call.network.setImpairment(
                     LinkImpairment(delay: .milliseconds(40), jitter: .milliseconds(30)), between: call.clientHost,
@@ -143,10 +149,7 @@ extension MediaSuites {
         @Test("a loss on a reordering path is still reported")
         func lossOnAReorderingPathIsReported() throws {
             for seed: UInt64 in [7, 8, 9] {
-                let speech = try Signals.speech()
-                let call = try MediaCall(seed: seed, signal: speech + speech + speech)
-                try call.connect()
-                call.run(for: .seconds(3))
+                let call = try callWithReports(seed: seed)
                 call.network.setImpairment(
                     LinkImpairment(loss: .uniform(0.05), delay: .milliseconds(40), jitter: .milliseconds(30)),
                     between: call.clientHost, and: call.bridgeHost)
