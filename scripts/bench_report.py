@@ -52,7 +52,8 @@ BENCHES = [
     ("SenderEcho", "the bridge echo's extra Opus generation: PESQ-WB and encoder µs per frame by mode"),
     ("EchoAiortc", "the reference bridge's echo as an aiortc caller hears it, clean path, PESQ-WB"),
     ("ReceiverCompare", "what our receiver and libwebrtc's (headless Chromium) play of one play agent through one "
-     "impairment relay, in the same run: PESQ-WB, STOI, concealment, jitter buffer delay; sender with FEC"),
+     "impairment relay, in the same run: PESQ-WB, STOI, concealment, jitter buffer delay; sender with FEC coded for "
+     "the scenario's mean loss, the same stream for both receivers"),
     ("ReceiverCompareNoFEC", "the same with the sender coding without in-band FEC (receivers ask useinbandfec=0): "
      "PLC only"),
     ("ReceiverCompareNoFEC96k", "the same without FEC from a 96 kbit/s fullband play agent (the issue's no-FEC "
