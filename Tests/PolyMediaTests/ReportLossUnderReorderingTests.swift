@@ -5,7 +5,7 @@ import Testing
 @testable import PolyMedia
 
 @Suite struct ReportLossUnderReorderingTests {
-    /// Receive statistics fed packets in the given order, one every 20 ms of arrival from `start`.
+    /// Receive statistics fed packets in the given order, one arriving every 20 ms.
     struct Receiver {
         var stats = RTPReceiveStatistics()
         var now = Instant.zero
