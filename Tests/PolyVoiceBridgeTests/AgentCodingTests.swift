@@ -34,11 +34,11 @@ import Testing
     @Test func aLossHintIsPinnedForTheWholeCall() throws {
         var configuration = try configuration(cleanPath: .celtWideband)
         AgentCoding(lossHintPercent: 5).apply(to: &configuration)
-        #expect(configuration.codec.expectedLossPercent == 5 && !configuration.lossHintFollowsReports)
+        #expect(configuration.pinnedLossHintPercent == 5)
         var followed = try self.configuration(cleanPath: nil)
         AgentCoding(bitrate: 24_000).apply(to: &followed)
         #expect(followed.codec.expectedLossPercent == CodecSettings().expectedLossPercent)
-        #expect(followed.lossHintFollowsReports)
+        #expect(followed.pinnedLossHintPercent == nil)
     }
 
     @Test func noOverrideLeavesTheProfilesChoice() throws {

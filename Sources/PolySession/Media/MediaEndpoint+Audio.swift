@@ -192,7 +192,7 @@ extension MediaEndpoint {
     private func take(_ blocks: [RTCPReportBlock], at now: Instant) {
         for block in blocks where block.ssrc == outgoing.ssrc {
             remoteInbound.record(block, roundTripTime: block.roundTripTime(arrival: NTPTimestamp(instant: now)))
-            guard configuration.lossHintFollowsReports else { continue }
+            guard configuration.pinnedLossHintPercent == nil else { continue }
             if lossHint.record(fractionLost: block.fractionLost), senderPolicy.forwardErrorCorrection {
                 lossHintChanged()
             }

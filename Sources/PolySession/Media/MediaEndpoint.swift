@@ -128,7 +128,8 @@ public final class MediaEndpoint {
         let policy = SenderCodecPolicy(
             codec: codec, localMaxBandwidth: configuration.encoderMaxBandwidth ?? codec.maxBandwidth)
         senderPolicy = policy
-        let initialLoss = codec.forwardErrorCorrection ? codec.expectedLossPercent : 0
+        let initialLoss =
+            codec.forwardErrorCorrection ? configuration.pinnedLossHintPercent ?? codec.expectedLossPercent : 0
         do {
             let settings = OpusEncoderSettings(
                 sampleRate: codec.sampleRate, channels: codec.channels,

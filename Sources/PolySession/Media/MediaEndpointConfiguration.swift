@@ -46,10 +46,11 @@ public struct MediaEndpointConfiguration: Sendable {
     public var stallTimeout: Duration = .seconds(2)
     /// Upper bound of the loss percentage given to the encoder (driven by the far end's receiver reports).
     public var maximumLossHintPercent = 20
-    /// Whether the far end's receiver reports drive the encoder's loss hint (FEC, its bitrate raise and the
-    /// clean-path mode). False keeps `codec.expectedLossPercent` all call long: every receiver then gets the same
-    /// coding whatever it reports, which a benchmark comparing receivers needs.
-    public var lossHintFollowsReports = true
+    /// The loss (0...100 %) the encoder plans FEC for all call long, in place of `codec.expectedLossPercent` and the
+    /// far end's receiver reports, which then change nothing (FEC, its bitrate raise, the clean-path mode): every
+    /// receiver gets the same coding whatever it reports, which a benchmark comparing receivers needs. Nil: the
+    /// reports drive it.
+    public var pinnedLossHintPercent: Int?
     /// RTCP report interval before randomisation (RFC 3550 minimum 5 s; voice calls use about 1 s).
     public var rtcpInterval: Duration = .seconds(1)
     /// Send a receiver report one packet interval after packets go missing, when the last report showed no loss

@@ -44,8 +44,7 @@ public struct AgentCoding: Sendable, Equatable {
         }
         if let lossHintPercent {
             // Without reports the clean-path mode never starts: the main mode codes for this loss throughout.
-            configuration.codec.expectedLossPercent = lossHintPercent
-            configuration.lossHintFollowsReports = false
+            configuration.pinnedLossHintPercent = lossHintPercent
         }
     }
 }

@@ -121,7 +121,7 @@ extension MediaSuites {
             }
         }
 
-        /// A pinned loss hint (`lossHintFollowsReports = false`, as `polyvoice bridge --agent-loss-hint`) keeps the
+        /// A pinned loss hint (`pinnedLossHintPercent`, as `polyvoice bridge --agent-loss-hint`) keeps the
         /// coding the far end's reports would change: FEC in the stream after a clean report, none under loss.
         @Test("a pinned loss hint codes the same whatever the far end reports")
         func pinnedLossHintIgnoresReports() throws {

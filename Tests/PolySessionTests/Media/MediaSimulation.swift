@@ -162,10 +162,7 @@ final class MediaCall {
         bridgeConfiguration.cleanPathCoding = bridgeCleanPathCoding
         clientConfiguration.earlyLossReports = earlyLossReports
         bridgeConfiguration.earlyLossReports = earlyLossReports
-        if let bridgeLossHint {
-            bridgeConfiguration.codec.expectedLossPercent = bridgeLossHint
-            bridgeConfiguration.lossHintFollowsReports = false
-        }
+        bridgeConfiguration.pinnedLossHintPercent = bridgeLossHint
         clientConfiguration.telephoneEvents = clientTelephoneEvents
         bridgeConfiguration.telephoneEvents = bridgeTelephoneEvents
         // The bridge's agent audio (decoded to, encoded from) at `bridgeRate`, as the echo agent's server profile.
