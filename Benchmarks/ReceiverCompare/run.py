@@ -61,8 +61,6 @@ SCENARIOS = {
     "jitter-40+30ms": ["--delay", "40", "--jitter", "30"],
     "bursty-5pct-b3": ["--loss", "5", "--burst", "60"],
 }
-# The loss every call's stream is coded for (`polyvoice bridge --agent-loss-hint`): the scenario's mean loss.
-SENDER_LOSS_HINT = {"clean": 0, "loss-5pct": 5, "jitter-40+30ms": 0, "bursty-5pct-b3": 5}
 # The call's set-up (ICE, DTLS, pull) passes unimpaired; the speech starts 2 s into the agent's audio.
 IMPAIR_AFTER_S = 1.5
 LEAD_SILENCE_S = 2.0
@@ -258,11 +256,18 @@ def chromium_stats(inbound):
     }
 
 
+def sender_loss_hint(scenario):
+    """The loss every call's stream is coded for (`polyvoice bridge --agent-loss-hint`): the scenario's mean loss."""
+    options = SCENARIOS[scenario]
+    return int(options[options.index("--loss") + 1]) if "--loss" in options else 0
+
+
 def same_stream_from(samples, rate):
-    """Seconds into the speech after which calls whose receivers report no loss get the same packets: the end of its
-    first run of digital silence (three frames or more) after the speech starts. Each call has its own encoder, and
-    until a receiver's first RTCP report the sender codes with the expected loss (FEC, more bits); libwebrtc reports
-    about 2.5 s in, after the speech has started, so the first utterance can be coded differently for each receiver."""
+    """Seconds into the speech after which an adaptive sender (`--adaptive-sender`) codes alike for receivers that
+    report alike: the end of its first run of digital silence (three frames or more) after the speech starts. Each
+    call has its own encoder, and until a receiver's first RTCP report it codes with the expected loss (FEC, more
+    bits); libwebrtc reports about 2.5 s in, after the speech has started, so the first utterance can be coded
+    differently for each receiver."""
     frame = rate // 50
     silent_frames = 0
     for start in range(int(np.flatnonzero(samples)[0]), len(samples), frame):
@@ -449,7 +454,7 @@ def main():
             if bridge:
                 bridge.terminate()
                 bridge.wait(timeout=10)
-            pinned = [] if args.adaptive_sender else ["--agent-loss-hint", str(SENDER_LOSS_HINT[scenario])]
+            pinned = [] if args.adaptive_sender else ["--agent-loss-hint", str(sender_loss_hint(scenario))]
             bridge, helper.bridge_url = start_bridge(
                 args.polyvoice, speech, media_port, relay_port, bridge_log, coding + pinned)
             results[scenario] = []
@@ -472,8 +477,7 @@ def main():
     summary = {
         "fec": not args.no_fec, "seeds": args.seeds, "sender_bitrate": args.sender_bitrate,
         "sender_bandwidth": args.sender_bandwidth,
-        "sender_loss_hint": "adaptive" if args.adaptive_sender else {
-            name: SENDER_LOSS_HINT[name] for name in figures},
+        "sender_loss_hint": "adaptive" if args.adaptive_sender else {name: sender_loss_hint(name) for name in figures},
         "pesq_wb_median": {name: {side: row[side]["pesq_wb"] for side in ("ours", "chromium") if side in row}
                            for name, row in figures.items()},
         "paired": {name: row["paired"] for name, row in figures.items()},
