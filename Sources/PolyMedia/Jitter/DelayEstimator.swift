@@ -43,16 +43,11 @@ struct DelayEstimator {
     private var previousPeakEnd = -Double.infinity
     /// Reference moves (ms) not yet applied to the histograms, which move in whole bins.
     private var unappliedShift = 0.0
-    /// Monotonic deque of (arrival ms, transit ms) giving the minimum transit over the window.
-    private var window: [(time: Double, transit: Double)] = []
-    private var windowHead = 0
+    /// The least transit of the window: the reference.
+    private var fastest = SlidingExtreme(windowMilliseconds: DelayEstimator.minimumWindowMilliseconds, keepsLargest: false)
     private(set) var packetsSeen = 0
     /// The latest estimate of the relative delay the buffer must absorb, in milliseconds.
     private(set) var requiredMilliseconds = 0.0
-
-    init() {
-        window.reserveCapacity(2048)  // 10 s of packets at 10 ms, plus the compaction slack
-    }
 
     /// Records one packet: it arrived at `arrivalMs` and carries media time `mediaMs` (both on any fixed origin).
     /// Returns how far (ms) the delays it measures moved because the reference did (negative when it rose): a
@@ -61,17 +56,10 @@ struct DelayEstimator {
     mutating func update(arrivalMs: Double, mediaMs: Double) -> Double {
         let transit = arrivalMs - mediaMs
         let referenceBefore = referenceTransitMilliseconds
-        while window.count > windowHead, window[window.count - 1].transit >= transit { window.removeLast() }
-        window.append((arrivalMs, transit))
-        while windowHead < window.count - 1, window[windowHead].time < arrivalMs - Self.minimumWindowMilliseconds {
-            windowHead += 1
-        }
-        if windowHead > 256 {
-            window.removeFirst(windowHead)
-            windowHead = 0
-        }
-        let shifted = referenceBefore.map { shiftHistograms(by: $0 - window[windowHead].transit) } ?? 0
-        let relative = max(0, transit - window[windowHead].transit)
+        fastest.add(transit, atMs: arrivalMs)
+        let reference = fastest.value ?? transit
+        let shifted = referenceBefore.map { shiftHistograms(by: $0 - reference) } ?? 0
+        let relative = max(0, transit - reference)
         packetsSeen += 1
         // Start by averaging (forget factor ramps up to its final value), so the first seconds adapt quickly.
         let longF = min(longForget, 1 - 1 / Double(packetsSeen + 1))
@@ -117,12 +105,11 @@ struct DelayEstimator {
     }
 
     /// The reference transit (ms): the least `arrivalMs - mediaMs` of the window, nil before the first packet.
-    var referenceTransitMilliseconds: Double? { window.count > windowHead ? window[windowHead].transit : nil }
+    var referenceTransitMilliseconds: Double? { fastest.value }
 
     /// Forgets the minimum-transit reference (new stream or clock); the histograms keep the network's history.
     mutating func resetReference() {
-        window.removeAll(keepingCapacity: true)
-        windowHead = 0
+        fastest.removeAll()
         unappliedShift = 0
     }
 }
