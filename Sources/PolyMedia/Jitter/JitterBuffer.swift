@@ -649,7 +649,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         return TargetDelayParts(
             spreadMs: estimator.requiredMilliseconds + frameMilliseconds,
             headroomMs: Double(heldHeadroom) * 1000 / rate,
-            lossHoldMs: lossHold, lateLossFloorMs: lateLoss.floorMilliseconds(atMs: now.milliseconds),
+            lossHoldMs: lossHold, lateLossFloorMs: lateLoss.floorMilliseconds(
+                atMs: now.milliseconds, recentlyNeededMs: estimator.recentlyNeededMilliseconds),
             playoutDelayMs: filteredLevel * 1000 / rate)
     }
 
