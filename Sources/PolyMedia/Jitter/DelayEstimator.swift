@@ -44,7 +44,8 @@ struct DelayEstimator {
     /// Reference moves (ms) not yet applied to the histograms, which move in whole bins.
     private var unappliedShift = 0.0
     /// The least transit of the window: the reference.
-    private var fastest = SlidingExtreme(windowMilliseconds: DelayEstimator.minimumWindowMilliseconds, keepsLargest: false)
+    private var fastest = SlidingExtreme(
+        windowMilliseconds: DelayEstimator.minimumWindowMilliseconds, keepsLargest: false)
     private(set) var packetsSeen = 0
     /// The largest transit of the last `LateLossMonitor.hold`, isolated peaks left out (they are ridden out with
     /// concealment, not played).
