@@ -127,28 +127,6 @@ import Testing
         #expect(run.statistics.latePackets == lateBefore)  // and no packet came too late for the lower target
     }
 
-    @Test func onAPathThatReordersTheFloorIsKeptWhileSlowPacketsKeepComing() {
-        // Clean for 2 s, then every packet's delay drawn on its own (40 ms + σ 30 ms, so packets overtake one
-        // another), for 40 s. The late losses of the first seconds raise the floor; slow packets keep arriving, so
-        // it must not fall in between (each fall made the next slow packet late and raised it again).
-        for seed: UInt64 in 1...3 {
-            var random = SeededRandom(seed: seed)
-            let packets = (0..<2100).map { k -> TracePacket in
-                let queueing = k < 100 ? 0 : max(0, 40 + 30 * random.normal())
-                return TracePacket(index: k, arrivalMs: Double(k) * 20 + 5 + queueing)
-            }
-            var floorAtTen = 0.0
-            var lowestAfter = Double.infinity
-            _ = runTrace(packets, durationMs: 42_000) { pull, buffer in
-                let floor = buffer.targetParts.lateLossFloorMs
-                if pull == 1000 { floorAtTen = floor }
-                if pull > 1000 { lowestAfter = min(lowestAfter, floor) }
-            }
-            #expect(floorAtTen > 100)
-            #expect(lowestAfter >= floorAtTen - 20)
-        }
-    }
-
     @Test func delayWanderDoesNotCauseRepeatedLateLosses() {
         // AR(1) queueing delay with a time constant of seconds (the `wander` trace family, 60 s).
         let generated = TraceProfile.wander.generate(packets: 3000, seed: 4)
@@ -202,42 +180,5 @@ import Testing
         let later = monitor.floorMilliseconds(atMs: 60 + LateLossMonitor.holdMilliseconds + 5000)
         #expect(abs(later - (floor - 5 * LateLossMonitor.decayPerSecond)) < 1e-9)
         #expect(monitor.floorMilliseconds(atMs: 1_000_000) == 0)
-    }
-
-    @Test func theFloorFallsNoLowerThanRecentPacketsNeeded() {
-        var monitor = LateLossMonitor()
-        _ = monitor.lateArrival(atMs: 0, neededDelayMs: 120)
-        _ = monitor.lateArrival(atMs: 60, neededDelayMs: 120)
-        let floor = monitor.floorMilliseconds(atMs: 60)
-        let afterHold = 60 + LateLossMonitor.holdMilliseconds + 5000
-        let decayed = floor - 5 * LateLossMonitor.decayPerSecond
-        // A packet of the last 8 s needed what the late ones did: the floor is still needed.
-        #expect(monitor.floorMilliseconds(atMs: afterHold, recentlyNeededMs: 120) == floor)
-        // One needed somewhat less: the floor falls as far as that packet allows.
-        let partly = monitor.floorMilliseconds(atMs: afterHold, recentlyNeededMs: 100)
-        #expect(abs(partly - PlayoutBand.target(lowEdge: 110, twentyMilliseconds: 20)) < 1e-9)
-        #expect(partly > decayed && partly < floor)
-        // Recent packets needed little: it decays as before; and never rises above what it was raised to.
-        #expect(abs(monitor.floorMilliseconds(atMs: afterHold, recentlyNeededMs: 40) - decayed) < 1e-9)
-        #expect(monitor.floorMilliseconds(atMs: afterHold, recentlyNeededMs: 300) == floor)
-    }
-}
-
-@Suite struct RecentlyNeededDelayTests {
-    @Test func itIsTheSlowestPacketOfTheLastEightSecondsButNotAnIsolatedPeak() {
-        var estimator = DelayEstimator()
-        var neededAt: [Int: Double] = [:]
-        for k in 0..<1000 {
-            // 30 ms transit; packet 100 is 35 ms slower (jitter, not a peak), packet 300 is 150 ms slower (a lone
-            // stall's packet: an isolated peak).
-            let extra = k == 100 ? 35.0 : k == 300 ? 150.0 : 0
-            estimator.update(arrivalMs: Double(k) * 20 + 30 + extra, mediaMs: Double(k) * 20)
-            neededAt[k] = estimator.recentlyNeededMilliseconds
-        }
-        #expect(neededAt[100] == 35)
-        #expect(neededAt[250] == 35)  // 3 s later: still in the window
-        #expect(neededAt[300] == 35)  // the peak is ridden out, not needed
-        let window = Int(LateLossMonitor.holdMilliseconds / 20)
-        #expect(neededAt[100 + window + 2] == 0)  // forgotten 8 s after it arrived
     }
 }

@@ -47,9 +47,6 @@ struct DelayEstimator {
     private var fastest = SlidingExtreme(
         windowMilliseconds: DelayEstimator.minimumWindowMilliseconds, keepsLargest: false)
     private(set) var packetsSeen = 0
-    /// The largest transit of the last `LateLossMonitor.hold`, isolated peaks left out (they are ridden out with
-    /// concealment, not played).
-    private var slowest = SlidingExtreme(windowMilliseconds: LateLossMonitor.holdMilliseconds, keepsLargest: true)
     /// The latest estimate of the relative delay the buffer must absorb, in milliseconds.
     private(set) var requiredMilliseconds = 0.0
 
@@ -73,8 +70,6 @@ struct DelayEstimator {
             // A transient spike (e.g. a radio stall that queues packets then releases them together) is ridden
             // out with concealment rather than raising the target for every packet after it.
             bin = min(Self.binCount - 1, Int(longRequired / Self.binMilliseconds))
-        } else {
-            slowest.add(transit, atMs: arrivalMs)
         }
         longHistogram.add(bin, forget: longF)
         shortHistogram.add(bin, forget: shortF)
@@ -82,13 +77,6 @@ struct DelayEstimator {
         requiredMilliseconds = max(
             longRequired, Double(shortHistogram.quantileBin(shortQuantile) + 1) * Self.binMilliseconds)
         return shifted
-    }
-
-    /// The relative delay (ms) of the slowest packet of the last `LateLossMonitor.hold` that was not an isolated
-    /// peak: the playout delay that would have played it. Nil before the first such packet.
-    var recentlyNeededMilliseconds: Double? {
-        guard let slowest = slowest.value, let reference = referenceTransitMilliseconds else { return nil }
-        return max(0, slowest - reference)
     }
 
     /// Moves the stored delays by `milliseconds` (the reference moved the other way) in whole bins, keeping the
@@ -123,7 +111,6 @@ struct DelayEstimator {
     /// Forgets the minimum-transit reference (new stream or clock); the histograms keep the network's history.
     mutating func resetReference() {
         fastest.removeAll()
-        slowest.removeAll()
         unappliedShift = 0
     }
 }

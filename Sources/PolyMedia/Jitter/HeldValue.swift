@@ -20,9 +20,6 @@ struct HeldValue {
         return max(0, value - decaying / 1000 * decayPerSecond)
     }
 
-    /// The value as last set (or shifted), before any decay.
-    var setValue: Double { value }
-
     /// Moves the value by `delta` (the origin it is measured from moved), not below 0; the hold goes on as it was.
     mutating func shift(by delta: Double) { value = max(0, value + delta) }
 

@@ -646,12 +646,11 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             lossHold += fecShortfall.extraMilliseconds(atMs: now.milliseconds)
         }
         let rate = Double(configuration.sampleRate)
-        let floor = lateLoss.floorMilliseconds(
-            atMs: now.milliseconds, recentlyNeededMs: estimator.recentlyNeededMilliseconds)
         return TargetDelayParts(
             spreadMs: estimator.requiredMilliseconds + frameMilliseconds,
             headroomMs: Double(heldHeadroom) * 1000 / rate,
-            lossHoldMs: lossHold, lateLossFloorMs: floor, playoutDelayMs: filteredLevel * 1000 / rate)
+            lossHoldMs: lossHold, lateLossFloorMs: lateLoss.floorMilliseconds(atMs: now.milliseconds),
+            playoutDelayMs: filteredLevel * 1000 / rate)
     }
 
     private func recent(_ instant: Instant, within nanoseconds: Int64) -> Bool {

@@ -8,9 +8,7 @@
 // episode came within `spikeMemory`. Slow delay wander and route changes make packets late one after another, so
 // their episodes last and raise the floor within 60 ms of late arrivals; recurring spikes (Wi-Fi scans, handovers)
 // raise it at the second one. The floor is held for `hold` after the last raise, then falls by `decayPerSecond`: up
-// quickly, down slowly. It falls no lower than what the slowest packet of the last `hold` needed (a floor the
-// packets still need is not spent): on a path whose every packet draws its own delay, the rare slow ones that raised
-// it keep coming, and letting it fall between them only made the next one late again.
+// quickly, down slowly.
 
 /// Raises a floor under the target delay when packets arrive too late to be played; sans-IO (time passed in).
 struct LateLossMonitor {
@@ -58,13 +56,6 @@ struct LateLossMonitor {
     /// Moves the floor by `delta` ms: the delays it is compared with are now measured from another reference.
     mutating func shiftFloor(by delta: Double) { floor.shift(by: delta) }
 
-    /// The floor under the target delay at `nowMs` (0 when no late loss asked for one). After its hold it falls, but
-    /// not below the target that plays a packet of `recentlyNeededMs` (the relative delay of the slowest packet of
-    /// the last `hold`) with the margin, and that never above the value it was raised to.
-    func floorMilliseconds(atMs nowMs: Double, recentlyNeededMs: Double? = nil) -> Double {
-        let decayed = floor.value(atMs: nowMs)
-        guard let recentlyNeededMs else { return decayed }
-        let needed = PlayoutBand.target(lowEdge: recentlyNeededMs + Self.marginMilliseconds, twentyMilliseconds: 20)
-        return max(decayed, min(floor.setValue, needed))
-    }
+    /// The floor under the target delay at `nowMs` (0 when no late loss asked for one).
+    func floorMilliseconds(atMs nowMs: Double) -> Double { floor.value(atMs: nowMs) }
 }
