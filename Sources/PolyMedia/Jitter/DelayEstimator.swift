@@ -44,8 +44,7 @@ struct DelayEstimator {
     /// Reference moves (ms) not yet applied to the histograms, which move in whole bins.
     private var unappliedShift = 0.0
     /// The least transit of the window: the reference.
-    private var fastest = SlidingExtreme(
-        windowMilliseconds: DelayEstimator.minimumWindowMilliseconds, keepsLargest: false)
+    private var fastest = SlidingMinimum(windowMilliseconds: DelayEstimator.minimumWindowMilliseconds)
     private(set) var packetsSeen = 0
     /// The latest estimate of the relative delay the buffer must absorb, in milliseconds.
     private(set) var requiredMilliseconds = 0.0
