@@ -26,8 +26,11 @@ copy of the same impairment: a change to our receiver is then judged by its pair
 streams, which cancels the seed-to-seed spread (a run-to-run spread of one build remains; measure it with a variant
 that is the same build).
 
+`--impair-after S` starts the impairment later than the default 1.5 s (the set-up and the lead silence pass clean), for
+example inside the first utterance, where a receiver must grow its delay while speech plays.
+
 Usage: run.py [--seeds 1,2,3] [--scenarios clean,loss-5pct,...] [--no-fec] [--adaptive-sender] [--ours-only]
-              [--polyvoice PATH] [--variant NAME=PATH ...] [--out DIR]
+              [--polyvoice PATH] [--variant NAME=PATH ...] [--impair-after S] [--out DIR]
 """
 
 import argparse
@@ -295,7 +298,7 @@ def one_run(args, helper, speech, microphone, relay_port, media_port, scenario, 
     log = open(os.path.join(out, "log.txt"), "w")
     relay = subprocess.Popen(
         [args.polyvoice, "impair", "--listen", f"127.0.0.1:{relay_port}", "--upstream", f"127.0.0.1:{media_port}",
-         "--direction", "down", "--per-client", "--after", str(IMPAIR_AFTER_S), "--seed", str(seed),
+         "--direction", "down", "--per-client", "--after", str(args.impair_after), "--seed", str(seed),
          *SCENARIOS[scenario]], stdout=log, stderr=log)
     time.sleep(0.3)
     helper.reset()
@@ -419,8 +422,13 @@ def main():
                         help="code each call as its receiver's loss reports ask, not for the scenario's loss")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=PATH",
                         help="another build of our client as a further receiver (repeatable)")
+    parser.add_argument("--impair-after", type=float, default=IMPAIR_AFTER_S, metavar="S",
+                        help=f"seconds of a call's traffic the relay passes unimpaired (default {IMPAIR_AFTER_S}: "
+                        "the set-up and the lead silence; later starts the impairment inside the speech)")
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "receiver-compare"))
     args = parser.parse_args()
+    if args.impair_after < 0:
+        parser.error("--impair-after wants seconds, 0 or more")
     unknown = [name for name in args.scenarios.split(",") if name not in SCENARIOS]
     if unknown:
         parser.error(f"unknown scenario {unknown[0]!r}: choose from {', '.join(SCENARIOS)}")
@@ -475,7 +483,8 @@ def main():
     with open(os.path.join(args.out, "results.json"), "w") as handle:
         json.dump({"runs": results, "medians": figures}, handle, indent=1)
     summary = {
-        "fec": not args.no_fec, "seeds": args.seeds, "sender_bitrate": args.sender_bitrate,
+        "fec": not args.no_fec, "seeds": args.seeds, "impair_after_s": args.impair_after,
+        "sender_bitrate": args.sender_bitrate,
         "sender_bandwidth": args.sender_bandwidth,
         "sender_loss_hint": "adaptive" if args.adaptive_sender else {name: sender_loss_hint(name) for name in figures},
         "pesq_wb_median": {name: {side: row[side]["pesq_wb"] for side in ("ours", "chromium") if side in row}
