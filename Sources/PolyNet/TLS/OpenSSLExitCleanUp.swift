@@ -10,9 +10,9 @@ import COpenSSL
 
 public enum OpenSSLExitCleanUp {
     /// Keeps OpenSSL from registering its `atexit` clean-up. Call first thing in `main`, before any TLS, DTLS or
-    /// hash is used; once OpenSSL is initialised this changes nothing. Returns whether OpenSSL accepted it.
-    @discardableResult
-    public static func disable() -> Bool {
-        OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+    /// hash is used; once OpenSSL is initialised this changes nothing (and OpenSSL still reports success, so there
+    /// is nothing to return).
+    public static func disable() {
+        _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil)
     }
 }
