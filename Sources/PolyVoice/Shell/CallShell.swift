@@ -6,9 +6,14 @@ import PolySignaling
 /// Runs one call. Every input (user commands, REST results, media and events socket progress,
 /// network changes, timers) goes through one ordered stream into `run()`, which hands it to the
 /// state machine and executes the actions it emits. Long steps run in child tasks and report back
-/// through the stream; teardown steps are awaited in order before the next output is polled, so the
-/// terminal state is published only after everything is released.
+/// through the stream; teardown steps are awaited in order before the next output is polled, and long
+/// steps a failure overtook are cancelled and awaited (briefly), so the terminal state is published only
+/// after everything is released.
 actor CallShell {
+    /// How long the end of a call waits for long steps still running (a request or media call that does not
+    /// stop when cancelled); past it the end is published anyway.
+    static let stepSettleLimit: Duration = .seconds(2)
+
     let options: VoiceOptions
     let logger: Logger
     let outputs: CallOutputs
@@ -33,6 +38,9 @@ actor CallShell {
     private var scheduledDeadline: Instant?
     private var quality: CallQualityLoop?
     private var network: CallNetworkWatcher?
+    /// Long steps running (`runStep`), by number; each removes itself when it ends.
+    private var steps: [Int: Task<Void, Never>] = [:]
+    private var stepsStarted = 0
 
     private var startWaiters: [CheckedContinuation<Void, any Error>] = []
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
@@ -136,7 +144,9 @@ actor CallShell {
     private func drain() async {
         while let output = machine.pollOutput(at: Instant.now()) {
             switch output {
-            case .stateChanged(let state): publish(state)
+            case .stateChanged(let state):
+                if state.isTerminal { await settleSteps() }
+                publish(state)
             case .action(let action): await execute(action)
             }
         }
@@ -253,7 +263,11 @@ actor CallShell {
 
     /// Runs a long step in a child task; its success input is sent by the step, its failure here.
     private func runStep(_ action: CallAction, _ body: @escaping @Sendable (CallShell) async throws -> Void) {
-        Task {
+        let number = stepsStarted
+        stepsStarted += 1
+        // The task runs on this actor, so it cannot end before it is stored.
+        steps[number] = Task {
+            defer { steps[number] = nil }
             do {
                 try await body(self)
             } catch {
@@ -261,6 +275,18 @@ actor CallShell {
                 self.logger.warn("\(action) failed: \(polyError)")
                 self.send(.call(.stepFailed(action, polyError)))
             }
+        }
+    }
+
+    /// Before the end is published: a failure can overtake a step (media reports no path while the offer's
+    /// answer is still being applied). Such a step is cancelled and awaited, so that nothing of the call still
+    /// runs once its caller sees it ended (and, in the CLI, exits).
+    private func settleSteps() async {
+        let running = Array(steps.values)
+        guard !running.isEmpty else { return }
+        for step in running { step.cancel() }
+        if !(await BoundedWait.wait(for: running, atMost: Self.stepSettleLimit)) {
+            logger.warn("\(steps.count) call step(s) still running \(Self.stepSettleLimit) after the call ended")
         }
     }
 
@@ -402,7 +428,7 @@ actor CallShell {
         events = nil
         socket.close(code: WebSocketClose.normal)
         if let reader = eventsReader {
-            await Self.wait(for: reader, atMost: .seconds(1))
+            await BoundedWait.wait(for: [reader], atMost: .seconds(1))
         }
         eventsReader?.cancel()
         eventsReader = nil
@@ -416,15 +442,6 @@ actor CallShell {
         network?.stop()
         if let media { await media.close() }
         audio.close()
-    }
-
-    private static func wait(for task: Task<Void, Never>, atMost limit: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await task.value }
-            group.addTask { try? await Task.sleep(for: limit) }
-            await group.next()
-            group.cancelAll()
-        }
     }
 }
 
