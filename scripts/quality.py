@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores a degraded speech recording against its reference: PESQ wideband, STOI and delay.
 
-Usage: quality.py REF.wav DEG.wav [--json] [--max-delay SECONDS] [--from SECONDS]
+Usage: quality.py REF.wav DEG.wav [--json] [--max-delay SECONDS] [--from SECONDS] [--utterances]
 
 Both files are mixed to mono, resampled to 16 kHz, aligned by cross-correlation (the degraded
 signal is shifted by the measured delay) and trimmed to their overlap before scoring. PESQ gets that one
@@ -10,6 +10,9 @@ degraded signal re-aligned per 1 s chunk within 300 ms of the global delay, so a
 during the call (a jitter buffer growing after a burst, time-stretching) is not scored as unintelligible
 for the part after the move. `stoi_global` is STOI after the one global alignment, for comparison.
 `--from` scores only the reference from that time on (after the same alignment): a part both recordings share.
+`--utterances` also scores each utterance of the reference on its own (`pesq_wb_utterances`, with their spans in
+`utterances_s`): the reference split at pauses of 150 ms or more, each piece with 100 ms of its pause either side,
+aligned on its own within 300 ms of the global delay. A receiver's one bad moment then shows where it is.
 """
 import argparse
 import json
@@ -77,6 +80,38 @@ def align_piecewise(ref, deg, lag, chunk=RATE, search=int(0.3 * RATE)):
     return out
 
 
+def utterances(ref, min_pause=0.15, frame=RATE // 50, quiet=1e-4):
+    """Spans [start, end) in samples of ref's speech: runs of 20 ms frames, split where frames quieter than
+    `quiet` RMS (digital silence and a synthesiser's pauses) last `min_pause` seconds or more."""
+    spans, start, end, quiet_frames = [], None, 0, 0
+    for i in range(len(ref) // frame):
+        piece = ref[i * frame:(i + 1) * frame]
+        if np.sqrt(np.mean(piece * piece)) >= quiet:
+            start = i if start is None else start
+            end, quiet_frames = i + 1, 0
+        elif start is not None:
+            quiet_frames += 1
+            if quiet_frames * frame >= min_pause * RATE:
+                spans.append((start * frame, end * frame))
+                start = None
+    if start is not None:
+        spans.append((start * frame, end * frame))
+    return spans
+
+
+def utterance_pesq(ref, deg, lag, span, pad=int(0.1 * RATE), search=int(0.3 * RATE)):
+    """PESQ-WB of one utterance `span` of ref (with `pad` either side) against the piece of deg, at the lag within
+    `search` of `lag` that correlates best; None when deg does not cover it."""
+    start, end = max(0, span[0] - pad), min(len(ref), span[1] + pad)
+    r = ref[start:end]
+    lo = max(0, start + lag - search)
+    segment = deg[lo:start + lag + search + len(r)]
+    if len(segment) < len(r):
+        return None
+    best = lo + int(np.argmax(fftconvolve(segment, r[::-1], mode="valid")))
+    return float(pesq(RATE, r, deg[best:best + len(r)], "wb"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("reference")
@@ -85,6 +120,8 @@ def main():
     parser.add_argument("--max-delay", type=float, default=2.0, help="largest delay searched, seconds")
     parser.add_argument("--from", dest="start", type=float, default=0.0,
                         help="score the reference from this time on (seconds), after aligning the whole files")
+    parser.add_argument("--utterances", action="store_true",
+                        help="also score each utterance (from --from on) on its own, aligned on its own")
     args = parser.parse_args()
 
     ref = load(args.reference)
@@ -105,10 +142,16 @@ def main():
         "delay_ms": lag * 1000.0 / RATE,
         "duration_s": len(ref_aligned) / RATE,
     }
+    if args.utterances:
+        spans = [span for span in utterances(ref) if span[0] >= args.start * RATE]
+        result["utterances_s"] = [[round(a / RATE, 2), round(b / RATE, 2)] for a, b in spans]
+        result["pesq_wb_utterances"] = [utterance_pesq(ref, deg, lag, span) for span in spans]
     if args.json:
         print(json.dumps(result))
     else:
         print(f"PESQ-WB {result['pesq_wb']:.3f}  STOI {result['stoi']:.3f}  delay {result['delay_ms']:.1f} ms")
+        for (a, b), score in zip(result.get("utterances_s", []), result.get("pesq_wb_utterances", [])):
+            print(f"  utterance {a:.2f}-{b:.2f} s: PESQ-WB " + ("—" if score is None else f"{score:.3f}"))
     return 0
 
 

@@ -8,7 +8,8 @@ Chromium (receiver.html: a PROTOCOL.md client that records what libwebrtc plays 
 server here serves that page and proxies the bridge's REST routes on the same origin (Chromium blocks the bridge's
 other origin); both receivers provision through it. With --no-fec it also rewrites both receivers' SDP to
 `useinbandfec=0`, so the sender codes without in-band FEC (PLC only). PESQ-WB and STOI of what each receiver played
-come from scripts/quality.py; concealment and jitter buffer delay from each side's stats (W3C inbound-rtp).
+come from scripts/quality.py (also per utterance, each aligned on its own); concealment and jitter buffer delay from
+each side's stats (W3C inbound-rtp).
 
 Each call has its own encoder. Left to the receivers' RTCP reports it codes with the expected loss until a
 receiver's first report (libwebrtc's comes after the speech has started, ours before) and then as that receiver's
@@ -222,9 +223,13 @@ def ours(polyvoice, helper_url, seconds, wav, log):
          "--json"], stdout=subprocess.PIPE, stderr=log, text=True, env=environment)
 
 
-def paired(runs, side, base, key="pesq_wb"):
-    """`side` minus `base` `key` over the runs that hold both: mean, its standard error, and the win count."""
-    pairs = [run[side][key] - run[base][key] for run in runs if side in run and base in run]
+def paired(runs, side, base, key="pesq_wb", index=None):
+    """`side` minus `base` `key` (its `index`th entry, for a list) over the runs that hold both: mean, its standard
+    error, and the win count."""
+    def value(figures):
+        return figures[key] if index is None else figures[key][index]
+    pairs = [value(run[side]) - value(run[base]) for run in runs
+             if side in run and base in run and (index is None or None not in (value(run[side]), value(run[base])))]
     if len(pairs) < 2:
         return None
     return {
@@ -284,10 +289,11 @@ def same_stream_from(samples, rate):
 
 
 def score(speech, wav, same_stream_s):
-    """quality.py's figures from SCORED_FROM_S on, and PESQ-WB from `same_stream_s` on (`pesq_wb_same_stream`)."""
+    """quality.py's figures from SCORED_FROM_S on (with each utterance's PESQ-WB, `pesq_wb_utterances`), and PESQ-WB
+    from `same_stream_s` on (`pesq_wb_same_stream`)."""
     command = [os.path.join(ROOT, ".venv", "bin", "python"), os.path.join(ROOT, "scripts", "quality.py"),
                speech, wav, "--json", "--max-delay", "3"]
-    figures = json.loads(run(command + ["--from", str(SCORED_FROM_S)]))
+    figures = json.loads(run(command + ["--from", str(SCORED_FROM_S), "--utterances"]))
     figures["pesq_wb_same_stream"] = json.loads(run(command + ["--from", str(same_stream_s)]))["pesq_wb"]
     return figures
 
@@ -393,6 +399,12 @@ def report(results, fec, coding, variants, adaptive):
             comparisons = [paired(runs, "ours", "chromium", key)] + [
                 paired(runs, side, "ours", key) for side, _ in variants]
             figures[scenario][name] = [c for c in comparisons if c]
+        count = min(len(side_figures["pesq_wb_utterances"]) for run in runs for side_figures in run.values())
+        figures[scenario]["paired_utterances"] = [
+            {"side": side, "base": base,
+             "utterances": [paired(runs, side, base, "pesq_wb_utterances", i) for i in range(count)]}
+            for side, base in [("ours", "chromium")] + [(side, "ours") for side, _ in variants]
+            if side in runs[0] and base in runs[0]]
     for name, what in (("paired", "the whole speech"),
                        ("paired_same_stream", "from the first pause on")):
         differences = [(scenario, c) for scenario, row in figures.items() for c in row[name]]
@@ -404,6 +416,16 @@ def report(results, fec, coding, variants, adaptive):
         for scenario, c in differences:
             print(f"| {scenario} | {c['side']} − {c['base']} | {c['mean']:+.2f} | {c['standard_error']:.2f}"
                   f" | {c['ahead']} / {c['behind']} of {c['n']} |")
+    rows = [(scenario, c) for scenario, row in figures.items() for c in row["paired_utterances"]]
+    if rows:
+        count = max(len(c["utterances"]) for _, c in rows)
+        print("\nPaired by seed, PESQ-WB difference per utterance (each scored and aligned on its own; mean, "
+              "standard error in brackets):\n")
+        print("| network | receiver − base | " + " | ".join(f"utterance {i + 1}" for i in range(count)) + " |")
+        print("|---|---|" + "---|" * count)
+        for scenario, c in rows:
+            cells = [f"{u['mean']:+.2f} ({u['standard_error']:.2f})" if u else "—" for u in c["utterances"]]
+            print(f"| {scenario} | {c['side']} − {c['base']} | " + " | ".join(cells) + " |")
     return figures
 
 
@@ -492,6 +514,7 @@ def main():
         "paired": {name: row["paired"] for name, row in figures.items()},
         "same_stream_from_s": round(args.same_stream_s, 2),
         "paired_same_stream": {name: row["paired_same_stream"] for name, row in figures.items()},
+        "paired_utterances": {name: row["paired_utterances"] for name, row in figures.items()},
     }
     if not args.ours_only:
         for key in ("ours_at_least_libwebrtc", "ours_at_least_libwebrtc_same_stream"):

@@ -83,4 +83,54 @@ private func temporaryDirectory() -> URL {
         let shuffle = try scorer.score(reference: reference, degraded: shuffled)
         #expect(shuffle.stoi < 0.5)
     }
+    /// `--utterances` scores each utterance on its own, aligned on its own: a delay step in a pause costs
+    /// nothing, and noise over one utterance lowers that one only. The reference is built here, so where its
+    /// utterances are is known: A at 1.0-2.5 s, B at 3.0-4.5 s, silence around them.
+    @Test func utterancesAreScoredEachOnItsOwn() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixtures = try SpeechFixtures(cacheDirectory: directory)
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        try ExternalTool.run("sox", [try fixtures.speech(.male).path, path("a.wav"), "trim", "0", "1.5"])
+        try ExternalTool.run("sox", [try fixtures.speech(.female).path, path("b.wav"), "trim", "0", "1.5"])
+        try ExternalTool.run(
+            "sox", ["-D", "-n", "-r", "48000", "-c", "1", "-b", "16", path("gap.wav"), "trim", "0", "0.5"])
+        try ExternalTool.run(
+            "sox", ["-D", "-n", "-r", "48000", "-c", "1", "-b", "16", path("lead.wav"), "trim", "0", "1"])
+        try ExternalTool.run(
+            "sox",
+            ["-D", path("lead.wav"), path("a.wav"), path("gap.wav"), path("b.wav"), path("gap.wav"), path("ref.wav")])
+        // 70 ms late, 60 ms more from the middle of the pause (2.75 s); noise over B only (3.13-4.63 s there).
+        try ExternalTool.run("sox", ["-D", path("ref.wav"), path("stepped.wav"), "pad", "0.07@0", "0.06@2.75"])
+        try ExternalTool.run(
+            "sox",
+            [
+                "-D", "-n", "-r", "48000", "-c", "1", "-b", "16", path("noise.wav"), "synth", "1.5", "whitenoise",
+                "vol", "0.1", "pad", "3.13", "0.5",
+            ])
+        try ExternalTool.run("sox", ["-D", "-m", path("stepped.wav"), path("noise.wav"), path("degraded.wav")])
+
+        let root = try ExternalTool.repositoryRoot()
+        let output = try ExternalTool.run(
+            root.appendingPathComponent(".venv/bin/python").path,
+            [
+                root.appendingPathComponent("scripts/quality.py").path, path("ref.wav"), path("degraded.wav"), "--json",
+                "--utterances",
+            ])
+        struct Scores: Decodable {
+            let utterances_s: [[Double]]
+            let pesq_wb_utterances: [Double?]
+        }
+        let scores = try JSONDecoder().decode(Scores.self, from: Data(output.utf8))
+        let inA = scores.utterances_s.indices.filter {
+            scores.utterances_s[$0][0] >= 0.95 && scores.utterances_s[$0][1] <= 2.55
+        }
+        let inB = scores.utterances_s.indices.filter {
+            scores.utterances_s[$0][0] >= 2.95 && scores.utterances_s[$0][1] <= 4.55
+        }
+        #expect(!inA.isEmpty && !inB.isEmpty)
+        #expect(inA.count + inB.count == scores.utterances_s.count)  // nothing found in the silence
+        for index in inA { #expect((scores.pesq_wb_utterances[index] ?? 0) > 4.3) }
+        for index in inB { #expect((scores.pesq_wb_utterances[index] ?? 5) < 3) }
+    }
 }
