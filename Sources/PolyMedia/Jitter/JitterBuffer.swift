@@ -61,6 +61,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var stalled = 0
     private var filteredLevel = 0.0
     private var stretchBudget = 0.0
+    private var pauses: PauseDetector
     private var lastLoss: Instant?
     private var lastLate: Instant?
     private var reorderSeen: Instant?
@@ -97,6 +98,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         decodeScratch = ScratchBuffer(count: longestPacket)
         aheadScratch = ScratchBuffer(count: longestPacket)
         stretchScratch = ScratchBuffer(count: longestPacket + 2 * TimeStretcher.maximumLag)
+        pauses = PauseDetector(sampleRate: configuration.sampleRate)
         // 341 ms at any rate (16384 samples at 48 kHz): far more than a pull leaves queued (a frame, one decoded
         // packet and a stretch).
         queue = SampleQueue(capacity: 16384 * configuration.sampleRate / 48_000)
@@ -379,6 +381,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         count: Int, operation: PlayoutOperation
     ) {
         guard configuration.maximumStretchRatio > 0 else { return (block.count, .normal) }
+        let pause = pauses.isPause(block)
         stretchBudget = min(
             stretchBudget + configuration.maximumStretchRatio * Double(block.count), Double(2 * packetSamples))
         let band = playoutBand
@@ -386,14 +389,13 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         let tooLow = filteredLevel < band.low
         guard tooHigh || tooLow else { return (block.count, .normal) }
         // Changing the delay inside a pause is nearly free, inside speech it is heard (and PESQ sees a warped
-        // utterance): speech is compressed only when the delay is well above target, pauses whenever it is above.
-        // Below target, late packets are at stake, so the buffer grows at once. Decided before the pitch search,
-        // which is the costliest step of playout.
+        // utterance): speech (a quiet block inside a word included) is compressed only when the delay is well above
+        // target, pauses whenever it is above. Below target, late packets are at stake, so the buffer grows at once.
+        // Decided before the pitch search, which is the costliest step of playout.
         let margin = Double(limits.samples(milliseconds: 15))
-        let quiet = TimeStretcher.isQuiet(block)
-        if !quiet, tooHigh, filteredLevel < band.high + margin { return (block.count, .normal) }
+        if !pause, tooHigh, filteredLevel < band.high + margin { return (block.count, .normal) }
         guard var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
-        if quiet, tooHigh, filteredLevel > band.high + Double(limits.samples(milliseconds: 10)) {
+        if pause, tooHigh, filteredLevel > band.high + Double(limits.samples(milliseconds: 10)) {
             lag = block.count / 2  // well above target in a pause: drop half of it at once, outside the budget
             stretchBudget += Double(lag)
         }
