@@ -151,7 +151,7 @@ enum TimeStretcher {
         return isQuiet(x) ? best.lag : nil
     }
 
-    /// Whether `x` is quiet (a pause in speech), where time-scaling is inaudible.
+    /// Whether `x` is quiet: a pause in speech, or a quiet sound inside a word (`PauseDetector` tells them apart).
     static func isQuiet(_ x: UnsafeBufferPointer<Int16>) -> Bool {
         (Double(energy(x, 0..<x.count)) / Double(max(x.count, 1))).squareRoot() < quietRMS
     }
