@@ -61,6 +61,16 @@ def align(ref, deg, lag):
     return ref[:length], deg[:length]
 
 
+def best_match(piece, deg, start, lag, search):
+    """Where in deg `piece` (ref[start:...]) correlates best, searched within `search` of deg[start + lag]; None when
+    deg does not cover the search."""
+    lo = max(0, start + lag - search)
+    segment = deg[lo:start + lag + search + len(piece)]
+    if len(segment) < len(piece):
+        return None
+    return lo + int(np.argmax(fftconvolve(segment, piece[::-1], mode="valid")))
+
+
 def align_piecewise(ref, deg, lag, chunk=RATE, search=int(0.3 * RATE)):
     """deg re-aligned to ref chunk by chunk (ref[i] against the returned [i]), each 1 s chunk of ref at the lag
     within ±300 ms of `lag` (≥ 0) that correlates best; a silent chunk keeps `lag`. Time-stretching and delay
@@ -71,10 +81,8 @@ def align_piecewise(ref, deg, lag, chunk=RATE, search=int(0.3 * RATE)):
         r = ref[start:start + chunk]
         best_lag = lag
         if np.dot(r, r) > 0:
-            lo = max(0, lag + start - search)
-            segment = deg[lo: lag + start + search + len(r)]
-            if len(segment) >= len(r):
-                best_lag = lo + int(np.argmax(fftconvolve(segment, r[::-1], mode="valid"))) - start
+            found = best_match(r, deg, start, lag, search)
+            best_lag = lag if found is None else found - start
         piece = deg[start + best_lag: start + best_lag + len(r)]
         out[start:start + len(piece)] = piece
     return out
@@ -104,12 +112,8 @@ def utterance_pesq(ref, deg, lag, span, pad=int(0.1 * RATE), search=int(0.3 * RA
     `search` of `lag` that correlates best; None when deg does not cover it."""
     start, end = max(0, span[0] - pad), min(len(ref), span[1] + pad)
     r = ref[start:end]
-    lo = max(0, start + lag - search)
-    segment = deg[lo:start + lag + search + len(r)]
-    if len(segment) < len(r):
-        return None
-    best = lo + int(np.argmax(fftconvolve(segment, r[::-1], mode="valid")))
-    return float(pesq(RATE, r, deg[best:best + len(r)], "wb"))
+    best = best_match(r, deg, start, lag, search)
+    return None if best is None else float(pesq(RATE, r, deg[best:best + len(r)], "wb"))
 
 
 def main():

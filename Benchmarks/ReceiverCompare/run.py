@@ -228,8 +228,8 @@ def paired(runs, side, base, key="pesq_wb", index=None):
     error, and the win count."""
     def value(figures):
         return figures[key] if index is None else figures[key][index]
-    pairs = [value(run[side]) - value(run[base]) for run in runs
-             if side in run and base in run and (index is None or None not in (value(run[side]), value(run[base])))]
+    values = [(value(run[side]), value(run[base])) for run in runs if side in run and base in run]
+    pairs = [a - b for a, b in values if a is not None and b is not None]  # an utterance quality.py could not score
     if len(pairs) < 2:
         return None
     return {
