@@ -17,6 +17,8 @@ final class BenchBridge {
     init(token: String, loss: Double?, seed: UInt64) throws {
         var configuration = BridgeConfiguration(
             tokens: [token], agent: .echo(delayMilliseconds: 0), media: .transport(), log: BridgeLog(level: .error))
+        // Many calls from one address: a 429 from the default limiter would add its Retry-After to a call's setup.
+        configuration.rateLimit = .init(burst: 1000, ratePerSecond: 1000)
         if let loss {
             let mediaPort = try Self.freeUDPPort()
             let link = LinkImpairment(loss: .uniform(loss / 100))
