@@ -13,6 +13,10 @@ actor CallShell {
     /// How long the end of a call waits for long steps still running (a request or media call that does not
     /// stop when cancelled); past it the end is published anyway.
     static let stepSettleLimit: Duration = .seconds(2)
+    /// When a pull the bridge refused (409) is tried again: soon at first, since the bridge is usually a
+    /// datagram's trip behind, then every 100 ms; about 2 s in all.
+    static let pullRetry = RetryPolicy(
+        maxAttempts: 24, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100), jitter: 0)
 
     let options: VoiceOptions
     let logger: Logger
@@ -339,18 +343,21 @@ actor CallShell {
         send(.call(.pullOffered))
     }
 
-    /// The bridge may see media connected a moment after we do and refuses the pull (409) until then.
+    /// The bridge may see media connected a moment after we do (DTLS's last flight is ours, so it completes
+    /// there when that flight arrives) and refuses the pull (409) until then.
     private func pullOffer() async throws -> String {
-        var attempt = 0
+        var attempt = 1
         while true {
             let result: Result<String, SignalingError>
             do { result = .success(try await client.pull()) } catch { result = .failure(error) }
-            guard case .failure(.signalingFailed(let message)) = result, message.hasSuffix("(409)"), attempt < 20 else {
+            guard case .failure(.signalingFailed(let message)) = result, message.hasSuffix("(409)"),
+                attempt < Self.pullRetry.maxAttempts
+            else {
                 return try result.get()
             }
-            attempt += 1
             logger.debug("pull refused (409), retrying")
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: Self.pullRetry.backoff(afterAttempt: attempt, unitRandom: 0))
+            attempt += 1
         }
     }
 

@@ -89,22 +89,27 @@ final class FakeCallMedia: CallMedia {
     }
 }
 
-/// The bridge side: answers any offer and offers a pull once an offer was applied.
+/// The bridge side: answers any offer and offers a pull once an offer was applied (and `connectDelay` passed:
+/// a real bridge sees media connected a moment after the client and refuses a pull until then).
 final class FakeBridgeMedia: BridgeMediaSession {
     let context: BridgeMediaContext
     let log: MediaLog
-    private let connected = Atomic<Bool>(false)
+    private let connectDelay: Duration
+    private let connectedAt = Mutex<Instant?>(nil)
 
-    init(context: BridgeMediaContext, log: MediaLog) {
+    init(context: BridgeMediaContext, log: MediaLog, connectDelay: Duration = .zero) {
         self.context = context
         self.log = log
+        self.connectDelay = connectDelay
     }
 
     func applyOffer(_ sdp: String, mid: String?) throws(BridgeMediaError) -> String {
         log.add("bridge applyOffer \(sdp)")
-        connected.store(true, ordering: .relaxed)
+        connectedAt.withLock { $0 = $0 ?? Instant.now() + connectDelay }
         return "fake-answer"
     }
+
+    private var isConnected: Bool { connectedAt.withLock { $0.map { $0 <= Instant.now() } ?? false } }
 
     func createPullOffer() throws(BridgeMediaError) -> String {
         log.add("bridge createPullOffer")
@@ -115,7 +120,7 @@ final class FakeBridgeMedia: BridgeMediaSession {
 
     var stats: BridgeMediaStats {
         BridgeMediaStats(
-            isConnected: connected.load(ordering: .relaxed), lastPacketAt: Instant.now(), packetsReceived: 1,
+            isConnected: isConnected, lastPacketAt: Instant.now(), packetsReceived: 1,
             packetsSent: 1, packetsLost: 0, jitterSeconds: 0, concealedSeconds: 0)
     }
 
@@ -126,12 +131,16 @@ final class FakeBridgeMedia: BridgeMediaSession {
 final class FakeBridgeSessions: Sendable {
     private let sessions = Mutex<[FakeBridgeMedia]>([])
     let log: MediaLog
+    let connectDelay: Duration
 
-    init(log: MediaLog) { self.log = log }
+    init(log: MediaLog, connectDelay: Duration = .zero) {
+        self.log = log
+        self.connectDelay = connectDelay
+    }
 
     var factory: BridgeMediaFactory {
         BridgeMediaFactory { context throws(BridgeMediaError) in
-            let session = FakeBridgeMedia(context: context, log: self.log)
+            let session = FakeBridgeMedia(context: context, log: self.log, connectDelay: self.connectDelay)
             self.sessions.withLock { $0.append(session) }
             return session
         }

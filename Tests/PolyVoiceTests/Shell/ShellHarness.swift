@@ -15,9 +15,13 @@ struct ShellHarness {
     let log: MediaLog
     let sessions: FakeBridgeSessions
 
-    init(media: BridgeMediaFactory? = nil, bridgeLog: BridgeLog = BridgeLog(level: .error)) throws {
+    /// `bridgeConnectDelay`: how long after the offer the fake bridge media counts as connected.
+    init(
+        media: BridgeMediaFactory? = nil, bridgeLog: BridgeLog = BridgeLog(level: .error),
+        bridgeConnectDelay: Duration = .zero
+    ) throws {
         let log = MediaLog()
-        let sessions = FakeBridgeSessions(log: log)
+        let sessions = FakeBridgeSessions(log: log, connectDelay: bridgeConnectDelay)
         bridge = Bridge(
             configuration: BridgeConfiguration(
                 tokens: [Self.token], media: media ?? sessions.factory, log: bridgeLog))
