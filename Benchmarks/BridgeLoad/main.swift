@@ -52,6 +52,7 @@ import PolyNet
 import PolySession
 
 signal(SIGPIPE, SIG_IGN)
+OpenSSLExitCleanUp.disable()  // the client loops may still close DTLS sessions at `exit`
 // Each call holds a UDP socket and an events WebSocket on both sides.
 var limit = rlimit()
 getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)

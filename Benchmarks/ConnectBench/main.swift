@@ -9,6 +9,8 @@ import PolyCore
 import PolyNet
 import PolySession
 
+OpenSSLExitCleanUp.disable()  // the event loop may still close a DTLS session at `exit`
+
 struct BenchFailure: Error, CustomStringConvertible {
     let description: String
 }

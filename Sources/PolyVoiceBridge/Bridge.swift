@@ -25,6 +25,7 @@ public final class Bridge: Sendable {
     /// Loads the agent, binds and starts serving; returns the port.
     @discardableResult
     public func start() throws(BridgeError) -> Int {
+        OpenSSLExitCleanUp.disable()  // as in PolyCall: calls' I/O threads may still close DTLS sessions at `exit`
         guard !configuration.tokens.isEmpty || configuration.allowAnyToken else { throw .noTokens }
         let template: AgentTemplate
         do { template = try AgentTemplate(configuration.agent, echoProfile: configuration.agentProfile) } catch {

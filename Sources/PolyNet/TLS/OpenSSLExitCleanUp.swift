@@ -9,9 +9,9 @@
 import COpenSSL
 
 public enum OpenSSLExitCleanUp {
-    /// Keeps OpenSSL from registering its `atexit` clean-up. Call first thing in `main`, before any TLS, DTLS or
-    /// hash is used; once OpenSSL is initialised this changes nothing (and OpenSSL still reports success, so there
-    /// is nothing to return).
+    /// Keeps OpenSSL from registering its `atexit` clean-up. Call it before any TLS, DTLS or hash is used; once
+    /// OpenSSL is initialised this changes nothing (and OpenSSL still reports success, so there is nothing to
+    /// return). `PolyCall` and `Bridge` call it when created and started, the CLI first thing in `main`.
     public static func disable() {
         _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil)
     }

@@ -1,6 +1,7 @@
 // The public handle of one voice call (as `PolyCall` in the PolyVoice mobile SDK).
 import PolyCore
 import PolyMedia
+import PolyNet
 import PolySignaling
 import Synchronization
 
@@ -28,6 +29,9 @@ public final class PolyCall: Sendable {
         configuration: Configuration, options: VoiceOptions, mediaFactory: CallMediaFactory? = nil,
         logSink: LogSink = .standardError
     ) throws(PolyError) {
+        // Before the call's I/O thread first uses OpenSSL: an app's `exit` must not free its state under that
+        // thread while it still closes a session.
+        OpenSSLExitCleanUp.disable()
         try configuration.validate()
         try options.validate()
         let token = try configuration.webrtcToken(for: options)
