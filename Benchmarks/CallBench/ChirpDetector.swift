@@ -27,19 +27,22 @@ struct ChirpDetector {
         let signal = Self.decimate(samples[lower..<upper].map { Float($0) / 32768 })
         let length = template.count
         guard signal.count > length else { return nil }
-        var energy = signal[0..<length].reduce(0) { $0 + $1 * $1 }
         var best: (lag: Int, correlation: Float) = (0, -1)
         template.withUnsafeBufferPointer { t in
             signal.withUnsafeBufferPointer { x in
                 for lag in 0..<(x.count - length) {
-                    if energy > 1e-9 {
-                        var dot: Float = 0
-                        for k in 0..<length { dot += t[k] * x[lag + k] }
-                        let correlation = dot / (templateNorm * energy.squareRoot())
-                        if correlation > best.correlation { best = (lag, correlation) }
+                    // Each window's energy summed afresh: a running sum (add the new sample, subtract the old)
+                    // keeps the rounding error of a loud chirp it passed, and in the near-silence after it that
+                    // error, not the audio, divides the correlation (it reached 1.2 there, above the chirp).
+                    var dot: Float = 0
+                    var energy: Float = 0
+                    for k in 0..<length {
+                        dot += t[k] * x[lag + k]
+                        energy += x[lag + k] * x[lag + k]
                     }
-                    energy += x[lag + length] * x[lag + length] - x[lag] * x[lag]
-                    energy = max(energy, 0)
+                    guard energy > 1e-9 else { continue }
+                    let correlation = dot / (templateNorm * energy.squareRoot())
+                    if correlation > best.correlation { best = (lag, correlation) }
                 }
             }
         }
