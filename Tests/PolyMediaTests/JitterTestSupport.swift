@@ -3,8 +3,9 @@ import Foundation
 import PolyCore
 import PolyMedia
 
-/// Decodes packet `k` (payload: FEC flag + big-endian index) to samples `k*960 ..< (k+1)*960` of a steady tone;
-/// conceals with silence; FEC recovers packet `k-1` from packet `k`. Payloads of ≤ 2 bytes decode as DTX silence.
+/// Decodes packet `k` (payload: FEC flag + big-endian index) to samples `k*960 ..< (k+1)*960` of a steady tone, at
+/// 1/80 of its amplitude when the flag byte says quiet (a pause with some noise in it); conceals with silence; FEC
+/// recovers packet `k-1` from packet `k`. Payloads of ≤ 2 bytes decode as DTX silence.
 struct FakeDecoder: PlayoutDecoder {
     struct Malformed: Error {}
     static let packetSamples = 960
@@ -12,10 +13,11 @@ struct FakeDecoder: PlayoutDecoder {
     var amplitude = 8000.0
     private(set) var resets = 0
 
-    static func payload(index: Int, fec: Bool = true) -> [UInt8] {
+    static func payload(index: Int, fec: Bool = true, quiet: Bool = false) -> [UInt8] {
         let value = UInt32(truncatingIfNeeded: index)
         return [
-            fec ? 1 : 0, UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF),
+            (fec ? 1 : 0) | (quiet ? 2 : 0), UInt8(value >> 24), UInt8((value >> 16) & 0xFF),
+            UInt8((value >> 8) & 0xFF),
             UInt8(value & 0xFF),
         ]
     }
@@ -35,7 +37,8 @@ struct FakeDecoder: PlayoutDecoder {
             return Self.packetSamples
         }
         let k = try index(packet)
-        for i in 0..<Self.packetSamples { output[i] = tone(k * Self.packetSamples + i) }
+        let scale: Int16 = packet[0] & 2 == 0 ? 1 : 80
+        for i in 0..<Self.packetSamples { output[i] = tone(k * Self.packetSamples + i) / scale }
         return Self.packetSamples
     }
 
@@ -58,7 +61,7 @@ struct FakeDecoder: PlayoutDecoder {
         return output.count
     }
 
-    func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool { packet.count == 5 && packet[0] == 1 }
+    func carriesFEC(_ packet: UnsafeBufferPointer<UInt8>) -> Bool { packet.count == 5 && packet[0] & 1 == 1 }
 
     mutating func reset() { resets += 1 }
 }

@@ -61,6 +61,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var stalled = 0
     private var filteredLevel = 0.0
     private var stretchBudget = 0.0
+    /// The delay fell below the band and has not yet reached the target: pauses are expanded (`stretchIfNeeded`).
+    private var growing = false
     private var pauses: PauseDetector
     private var lastLoss: Instant?
     private var lastLate: Instant?
@@ -385,18 +387,26 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         stretchBudget = min(
             stretchBudget + configuration.maximumStretchRatio * Double(block.count), Double(2 * packetSamples))
         let band = playoutBand
-        let tooHigh = filteredLevel >= band.high
-        let tooLow = filteredLevel < band.low
+        // Growing lasts from a fall below the band's low edge (the target rose) until the delay is 5 ms short of
+        // the target. Speech is stretched only below the low edge, since stretching it is heard; a pause, nearly free
+        // to stretch, is expanded all the way, so that the next onset of speech meets the delay the target asks for
+        // rather than its low edge, where the late packets of a spread just learned still fall.
+        if filteredLevel < band.low {
+            growing = true
+        } else if filteredLevel >= band.target - Double(limits.samples(milliseconds: 5)) {
+            growing = false
+        }
+        let tooLow = filteredLevel < band.low || (pause && growing)
+        // The delay now sits near the top of the band, so it is taken back only with a margin above it: 10 ms in a
+        // pause, 25 ms in speech (PESQ sees a warped utterance), or every small fall of the target (a floor
+        // decaying) would be stretched out again.
+        let margin = Double(limits.samples(milliseconds: pause ? 10 : 25))
+        let tooHigh = filteredLevel > band.high + margin
         guard tooHigh || tooLow else { return (block.count, .normal) }
-        // Changing the delay inside a pause is nearly free, inside speech it is heard (and PESQ sees a warped
-        // utterance): speech (a quiet block inside a word included) is compressed only when the delay is well above
-        // target, pauses whenever it is above. Below target, late packets are at stake, so the buffer grows at once.
         // Decided before the pitch search, which is the costliest step of playout.
-        let margin = Double(limits.samples(milliseconds: 15))
-        if !pause, tooHigh, filteredLevel < band.high + margin { return (block.count, .normal) }
         guard var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
-        if pause, tooHigh, filteredLevel > band.high + Double(limits.samples(milliseconds: 10)) {
-            lag = block.count / 2  // well above target in a pause: drop half of it at once, outside the budget
+        if pause, tooHigh {
+            lag = block.count / 2  // above target in a pause: drop half of it at once, outside the budget
             stretchBudget += Double(lag)
         }
         guard stretchBudget >= Double(lag) else { return (block.count, .normal) }

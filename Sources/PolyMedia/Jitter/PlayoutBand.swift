@@ -7,11 +7,13 @@
 
 /// The playout delay band around a target delay, in any one unit (milliseconds or samples).
 struct PlayoutBand {
+    let target: Double
     let low: Double
     let high: Double
 
     /// The band for `target`; `twentyMilliseconds` is 20 ms in the unit of `target`.
     init(target: Double, twentyMilliseconds: Double) {
+        self.target = target
         low = max(target * 0.75, target - twentyMilliseconds)
         high = max(target, low + twentyMilliseconds)
     }
