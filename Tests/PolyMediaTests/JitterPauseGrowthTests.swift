@@ -8,7 +8,7 @@ import Testing
 
 @Suite struct JitterPauseGrowthTests {
     /// Packets every 20 ms for `seconds`: one-way delay 30 ms for the first second, then 100 ms (a step the late-loss
-    /// floor follows, so the target rises by about 100 ms), with the packets in `quiet` quiet.
+    /// floor follows, so the target rises to about 100 ms), with the packets in `quiet` quiet.
     private func packets(seconds: Int, quiet: Range<Int>) -> [TracePacket] {
         var random = SeededRandom(seed: 5)
         return (0..<(seconds * 50)).map { k in

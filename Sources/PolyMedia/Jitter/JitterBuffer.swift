@@ -397,9 +397,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             growing = false
         }
         let tooLow = filteredLevel < band.low || (pause && growing)
-        // The delay now sits near the top of the band, so it is taken back only with a margin above it: 10 ms in a
-        // pause, 25 ms in speech (PESQ sees a warped utterance), or every small fall of the target (a floor
-        // decaying) would be stretched out again.
+        // After growing, the delay sits near the top of the band, so it is taken back only with a margin above it:
+        // 10 ms in a pause, 25 ms in speech (PESQ sees a warped utterance), or every small fall of the target (a
+        // floor decaying) would be stretched out again.
         let margin = Double(limits.samples(milliseconds: pause ? 10 : 25))
         let tooHigh = filteredLevel > band.high + margin
         guard tooHigh || tooLow else { return (block.count, .normal) }
