@@ -406,7 +406,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         // Decided before the pitch search, which is the costliest step of playout.
         guard var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
         if pause, tooHigh {
-            lag = block.count / 2  // above target in a pause: drop half of it at once, outside the budget
+            lag = block.count / 2  // past the margin in a pause: drop half of it at once, outside the budget
             stretchBudget += Double(lag)
         }
         guard stretchBudget >= Double(lag) else { return (block.count, .normal) }
