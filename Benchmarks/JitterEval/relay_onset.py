@@ -6,7 +6,7 @@ one seed moves by ±0.3 from run to run. These traces copy what its relay does (
 max(0, 40 + N(0, 30)) ms per packet (reordering allowed); bursty is Gilbert-Elliott loss, 5 % in bursts of 3; loss
 is 5 % at random. Every build gets the same traces, so the paired differences have no run-to-run noise.
 
-Usage: python relay_onset.py --seeds 25-48 [--network jitter|bursty|loss] [--out DIR]
+Usage: python relay_onset.py --seeds 25-48 [--network jitter|bursty|loss] [--repeat N] [--out DIR]
                              NAME=POLYVOICE[:ENV=VALUE,...|:fixed:MS] ...
 The first build is the base of the paired differences. `:fixed:MS` plays a fixed MS ms buffer instead of the adaptive
 one; `:ENV=VALUE` sets environment variables (for a probe build's switches).
@@ -14,28 +14,27 @@ one; `:ENV=VALUE` sets environment variables (for a probe build's switches).
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from scipy.io import wavfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "Benchmarks", "ReceiverCompare"))
 from run import make_speech  # noqa: E402  (the speech the real calls play)
 
-PACKETS = 730  # 14.6 s of 20 ms packets, as long as the speech
-
-
-def write_trace(path, seed, network):
+def write_trace(path, seed, network, packets):
     rng = np.random.default_rng(seed)
     onset = rng.uniform(1300, 1700)
     bad = False
     with open(path, "w") as f:
         f.write("seq,send_ms,arrival_ms\n")
-        for k in range(PACKETS):
+        for k in range(packets):
             send = 20.0 * k
             delay = rng.uniform(0, 1)  # the loopback's own scheduling noise
             lost = False
@@ -67,6 +66,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", required=True, help="a-b")
     parser.add_argument("--network", choices=["jitter", "bursty", "loss"], default="jitter")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N", help="say the speech N times (a long call)")
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "relay-onset"))
     parser.add_argument("builds", nargs="+", metavar="NAME=POLYVOICE[:OPTIONS]")
     args = parser.parse_args()
@@ -74,9 +74,11 @@ def main():
     seeds = range(first, last + 1)
     builds = [parse_build(text) for text in args.builds]
     os.makedirs(args.out, exist_ok=True)
-    speech = make_speech(args.out)[0]
+    speech = make_speech(args.out, args.repeat)[0]
+    rate, samples = wavfile.read(speech)
+    packets = math.ceil(len(samples) / rate * 50) + 1  # 20 ms packets for all of the speech (730 for one saying)
     for seed in seeds:
-        write_trace(os.path.join(args.out, f"{args.network}-{seed}.csv"), seed, args.network)
+        write_trace(os.path.join(args.out, f"{args.network}-{seed}.csv"), seed, args.network, packets)
 
     def one(job):
         seed, (name, path, environment, mode) = job

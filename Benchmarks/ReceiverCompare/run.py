@@ -31,7 +31,7 @@ that is the same build).
 example inside the first utterance, where a receiver must grow its delay while speech plays.
 
 Usage: run.py [--seeds 1,2,3] [--scenarios clean,loss-5pct,...] [--no-fec] [--adaptive-sender] [--ours-only]
-              [--polyvoice PATH] [--variant NAME=PATH ...] [--impair-after S] [--out DIR]
+              [--polyvoice PATH] [--variant NAME=PATH ...] [--impair-after S] [--repeat N] [--out DIR]
 """
 
 import argparse
@@ -86,8 +86,9 @@ def run(command):
     return subprocess.run(command, check=True, text=True, capture_output=True).stdout
 
 
-def make_speech(out):
-    """2 s of silence, two espeak-ng voices, 1 s of silence: 48 kHz 16-bit mono (what the agent plays)."""
+def make_speech(out, repeat=1):
+    """2 s of silence, two espeak-ng voices (said `repeat` times, 0.5 s apart), 1 s of silence: 48 kHz 16-bit mono
+    (what the agent plays)."""
     parts = [
         (["espeak-ng", "-v", "en-us+m3", "-s", "160"],
          "The quick brown fox jumps over the lazy dog. Voice agents answer questions about your account."),
@@ -99,8 +100,12 @@ def make_speech(out):
         raw = os.path.join(out, f"voice{index}-tts.wav")
         run(command + ["-w", raw, text])
         files.append(raw)
+    if repeat > 1:
+        gap = os.path.join(out, "gap.wav")
+        run(["sox", "-D", "-n", "-r", "22050", "-b", "16", "-c", "1", gap, "trim", "0", "0.5"])
+        files = (files + [gap]) * (repeat - 1) + files
     speech = os.path.join(out, "speech.wav")
-    run(["sox", "-D", files[0], files[1], "-r", "48000", "-b", "16", "-c", "1", speech, "norm", "-3",
+    run(["sox", "-D", *files, "-r", "48000", "-b", "16", "-c", "1", speech, "norm", "-3",
          "pad", str(LEAD_SILENCE_S), "1"])
     microphone = os.path.join(out, "microphone.wav")
     run(["sox", "-D", "-n", "-r", "48000", "-b", "16", "-c", "1", microphone, "trim", "0", "1"])
@@ -436,6 +441,8 @@ def main():
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
     parser.add_argument("--seconds", type=float, default=0, help="call length (default: the speech + 1.5 s)")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="say the speech N times (a long call: the buffers' holds lapse inside it, not at its end)")
     parser.add_argument("--no-fec", action="store_true", help="receivers ask for no in-band FEC (useinbandfec=0)")
     parser.add_argument("--ours-only", action="store_true", help="leave Chromium out (our receiver's variants)")
     parser.add_argument("--sender-bitrate", type=int, help="the play agent's bitrate (default the bridge's, 48000)")
@@ -466,7 +473,9 @@ def main():
               + (["--agent-bandwidth", args.sender_bandwidth] if args.sender_bandwidth else []))
     args.out = os.path.join(args.out, "no-fec" if args.no_fec else "fec")
     os.makedirs(args.out, exist_ok=True)
-    speech, microphone = make_speech(args.out)
+    if args.repeat < 1:
+        parser.error("--repeat wants 1 or more")
+    speech, microphone = make_speech(args.out, args.repeat)
     rate, samples = wavfile.read(speech)
     if not args.seconds:
         args.seconds = round(len(samples) / rate + 1.5, 1)
