@@ -54,6 +54,8 @@ BENCHES = [
     ("ReceiverCompare", "what our receiver and libwebrtc's (headless Chromium) play of one play agent through one "
      "impairment relay, in the same run: PESQ-WB, STOI, concealment, jitter buffer delay; sender with FEC coded for "
      "the scenario's mean loss, the same stream for both receivers"),
+    ("ReceiverCompareLong", "the same on jitter in a 40 s call (the speech said three times): what the receivers do "
+     "once the holds learned at the onset lapse"),
     ("ReceiverCompareNoFEC", "the same with the sender coding without in-band FEC (receivers ask useinbandfec=0): "
      "PLC only"),
     ("ReceiverCompareNoFEC96k", "the same without FEC from a 96 kbit/s fullband play agent (the issue's no-FEC "
@@ -72,6 +74,8 @@ TABLES = {
     "SenderEcho": "bash Benchmarks/SenderEval/run.sh --echo --complexities 0,1,5,9 --bitrates 32000,48000,64000",
     "EchoAiortc": ".venv/bin/python Benchmarks/SenderEval/echo_aiortc.py",
     "ReceiverCompare": "bash Benchmarks/ReceiverCompare/run.sh --seeds 1,2,3,4,5,6,7,8,9,10,11,12",
+    "ReceiverCompareLong": "bash Benchmarks/ReceiverCompare/run.sh --scenarios jitter-40+30ms --repeat 3 "
+    "--seeds 1,2,3,4,5,6,7,8,9,10,11,12 --out out/receiver-compare-long",
     "ReceiverCompareNoFEC": "bash Benchmarks/ReceiverCompare/run.sh --no-fec",
     "ReceiverCompareNoFEC96k": "bash Benchmarks/ReceiverCompare/run.sh --no-fec --sender-bitrate 96000 "
     "--sender-bandwidth fullband --scenarios loss-5pct,bursty-5pct-b3 --seeds 1,2,3,4,5,6,7,8,9,10,11,12 --out out/receiver-compare-96k",
