@@ -28,6 +28,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "Benchmarks", "ReceiverCompare"))
 from run import make_speech  # noqa: E402  (the speech the real calls play)
 
+
 def write_trace(path, seed, network, packets):
     rng = np.random.default_rng(seed)
     onset = rng.uniform(1300, 1700)
@@ -70,6 +71,8 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "relay-onset"))
     parser.add_argument("builds", nargs="+", metavar="NAME=POLYVOICE[:OPTIONS]")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat wants 1 or more")
     first, last = map(int, args.seeds.split("-"))
     seeds = range(first, last + 1)
     builds = [parse_build(text) for text in args.builds]

@@ -458,6 +458,8 @@ def main():
     args = parser.parse_args()
     if args.impair_after < 0:
         parser.error("--impair-after wants seconds, 0 or more")
+    if args.repeat < 1:
+        parser.error("--repeat wants 1 or more")
     unknown = [name for name in args.scenarios.split(",") if name not in SCENARIOS]
     if unknown:
         parser.error(f"unknown scenario {unknown[0]!r}: choose from {', '.join(SCENARIOS)}")
@@ -473,8 +475,6 @@ def main():
               + (["--agent-bandwidth", args.sender_bandwidth] if args.sender_bandwidth else []))
     args.out = os.path.join(args.out, "no-fec" if args.no_fec else "fec")
     os.makedirs(args.out, exist_ok=True)
-    if args.repeat < 1:
-        parser.error("--repeat wants 1 or more")
     speech, microphone = make_speech(args.out, args.repeat)
     rate, samples = wavfile.read(speech)
     if not args.seconds:
