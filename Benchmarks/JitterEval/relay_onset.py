@@ -26,6 +26,7 @@ from scipy.io import wavfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "Benchmarks", "ReceiverCompare"))
+from evaluate import parse_seeds  # noqa: E402
 from run import make_speech  # noqa: E402  (the speech the real calls play)
 
 
@@ -65,7 +66,7 @@ def parse_build(text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", required=True, help="a-b")
+    parser.add_argument("--seeds", required=True, help="a-b or a list such as 1,2,5-8")
     parser.add_argument("--network", choices=["jitter", "bursty", "loss"], default="jitter")
     parser.add_argument("--repeat", type=int, default=1, metavar="N", help="say the speech N times (a long call)")
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "relay-onset"))
@@ -73,8 +74,7 @@ def main():
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error("--repeat wants 1 or more")
-    first, last = map(int, args.seeds.split("-"))
-    seeds = range(first, last + 1)
+    seeds = [int(seed) for seed in parse_seeds(args.seeds)]
     builds = [parse_build(text) for text in args.builds]
     os.makedirs(args.out, exist_ok=True)
     speech = make_speech(args.out, args.repeat)[0]

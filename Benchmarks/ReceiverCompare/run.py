@@ -102,7 +102,8 @@ def make_speech(out, repeat=1):
         files.append(raw)
     if repeat > 1:
         gap = os.path.join(out, "gap.wav")
-        run(["sox", "-D", "-n", "-r", "22050", "-b", "16", "-c", "1", gap, "trim", "0", "0.5"])
+        rate = run(["soxi", "-r", files[0]]).strip()  # sox joins files of one rate: espeak-ng's
+        run(["sox", "-D", "-n", "-r", rate, "-b", "16", "-c", "1", gap, "trim", "0", "0.5"])
         files = (files + [gap]) * (repeat - 1) + files
     speech = os.path.join(out, "speech.wav")
     run(["sox", "-D", *files, "-r", "48000", "-b", "16", "-c", "1", speech, "norm", "-3",
