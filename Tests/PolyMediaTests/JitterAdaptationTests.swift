@@ -97,7 +97,8 @@ import Testing
         let raised = run.targetMs[590]
         #expect(raised >= 90)
         #expect(run.targetMs[600 + 300] >= raised - 5)  // 3 s after the step down: held
-        #expect(run.targetMs[600 + 1200] >= raised - 60)  // 12 s after: at most ~10 ms/s after the hold
+        // 12 s after: falling 2 ms a second since the hold lapsed, about 10 s in (8 s after the last late packet).
+        #expect((raised - 20...raised - 10).contains(run.targetMs[600 + 1200]))
         // The playout delay follows the target down without losing packets: nothing was late after the step down.
         #expect(run.statistics.concealedSamples <= 160 * 48)
     }
@@ -122,7 +123,9 @@ import Testing
         let targetBefore = run.targetMs[1250]
         #expect(targetBefore >= 60)  // the step raised it (measured from the fast route)
         let expandedAfter = run.statistics.insertedSamplesForDeceleration - expandedBefore
-        #expect(expandedAfter <= 5 * 48)  // at most 5 ms of stretching once the reference moved
+        // At most 10 ms of stretching once the reference moved: the lower target's band is narrower (a quarter of
+        // it), so the delay may grow a few ms to its new low edge.
+        #expect(expandedAfter <= 10 * 48)
         #expect(run.targetMs[1950] <= targetBefore - 40)  // measured from the slow route now
         #expect(run.statistics.latePackets == lateBefore)  // and no packet came too late for the lower target
     }

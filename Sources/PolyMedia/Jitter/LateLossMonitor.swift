@@ -8,7 +8,9 @@
 // episode came within `spikeMemory`. Slow delay wander and route changes make packets late one after another, so
 // their episodes last and raise the floor within 60 ms of late arrivals; recurring spikes (Wi-Fi scans, handovers)
 // raise it at the second one. The floor is held for `hold` after the last raise, then falls by `decayPerSecond`: up
-// quickly, down slowly.
+// quickly, down slowly. Slowly means a couple of ms a second: a floor raised by a spread of delays falls back to where
+// the spread's next slow packet is late again, and falling 10 ms a second got there 3 s after the hold, each time
+// at the cost of a concealment, a step back and stretching (the sawtooth in docs/JITTER.md's long calls).
 
 /// Raises a floor under the target delay when packets arrive too late to be played; sans-IO (time passed in).
 struct LateLossMonitor {
@@ -23,7 +25,7 @@ struct LateLossMonitor {
     /// The floor stays this long (ms) after it was last raised, then decays.
     static let holdMilliseconds = 8000.0
     /// How fast the floor falls after the hold, ms per second.
-    static let decayPerSecond = 10.0
+    static let decayPerSecond = 2.0
 
     private var floor = HeldValue(holdMilliseconds: Self.holdMilliseconds, decayPerSecond: Self.decayPerSecond)
     private var episodeStart = -Double.infinity
