@@ -46,12 +46,13 @@ import Testing
     @Test func aDelayLessThanTenMillisecondsAboveTheTargetIsKeptThroughAPause() {
         // A pause from 1.5 s on, and 2.0–2.2 s a queue that delays packets 80 ms more (late one after another, so
         // not an isolated spike): the late-loss floor rises to about 118 ms and the delay grows to 5 ms short of it.
-        // Held 8 s after its last raise, the floor then falls 2 ms a second; the spread asks for far less, so the
-        // target falls with it. By 15.5 s the delay is 5–10 ms above the target, and is kept rather than compressed
-        // (10 ms above, from about 16.2 s, half a block of the pause would be dropped).
-        let queued = packets(seconds: 16, quiet: 75..<800) { (100..<110).contains($0) ? 110 : 30 }
+        // Held 8 s after its last raise (to about 10.2 s), the floor then falls; the spread asks for far less, so the
+        // target falls with it. Once it has fallen about 9.5 ms the delay is 5–10 ms above the target, and is kept
+        // rather than compressed (10 ms above, half a block of the pause would be dropped).
+        let durationMs = 10_200 + Int(9.5 / LateLossMonitor.decayPerSecond * 1000)
+        let queued = packets(seconds: durationMs / 1000 + 1, quiet: 75..<2000) { (100..<110).contains($0) ? 110 : 30 }
         var above = -Double.infinity
-        let run = runTrace(queued, durationMs: 15_500) { pull, buffer in
+        let run = runTrace(queued, durationMs: durationMs) { pull, buffer in
             guard pull >= 300 else { return }
             above = max(above, buffer.targetParts.playoutDelayMs - buffer.targetDelay.inMilliseconds)
         }
