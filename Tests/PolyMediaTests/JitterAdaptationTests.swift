@@ -125,8 +125,11 @@ import Testing
         let targetBefore = run.targetMs[1250]
         #expect(targetBefore >= 60)  // the step raised it (measured from the fast route)
         let expandedAfter = run.statistics.insertedSamplesForDeceleration - expandedBefore
-        // At most 10 ms of stretching once the reference moved: the lower target's band is narrower (a quarter of
-        // it), so the delay may grow a few ms to its new low edge.
+        // At most 10 ms of stretching once the reference moved (it was 5 before the floor fell 2 ms a second; it
+        // measures 5.3). The few ms are a known fault, not a rule: `LateLossMonitor.shiftFloor` moves the floor as a
+        // target, and where the band narrows below 80 ms its low edge moves less than the delay did, which is left
+        // under it (docs/JITTER.md, "The floor falls 2 ms a second"). Shifting the low edge instead should bring
+        // this back under 5 ms.
         #expect(expandedAfter <= 10 * 48)
         #expect(run.targetMs[1950] <= targetBefore - 40)  // measured from the slow route now
         #expect(run.statistics.latePackets == lateBefore)  // and no packet came too late for the lower target

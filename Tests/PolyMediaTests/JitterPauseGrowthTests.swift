@@ -49,8 +49,10 @@ import Testing
         // Held 8 s after its last raise (to about 10.2 s), the floor then falls; the spread asks for far less, so the
         // target falls with it. Once it has fallen about 9.5 ms the delay is 5–10 ms above the target, and is kept
         // rather than compressed (10 ms above, half a block of the pause would be dropped).
-        let durationMs = 10_200 + Int(9.5 / LateLossMonitor.decayPerSecond * 1000)
-        let queued = packets(seconds: durationMs / 1000 + 1, quiet: 75..<2000) { (100..<110).contains($0) ? 110 : 30 }
+        let holdEndsMs = 2_200 + Int(LateLossMonitor.holdMilliseconds)  // the queue's last late packet, then the hold
+        let durationMs = holdEndsMs + Int(9.5 / LateLossMonitor.decayPerSecond * 1000)
+        let seconds = durationMs / 1000 + 1
+        let queued = packets(seconds: seconds, quiet: 75..<(seconds * 50)) { (100..<110).contains($0) ? 110 : 30 }
         var above = -Double.infinity
         let run = runTrace(queued, durationMs: durationMs) { pull, buffer in
             guard pull >= 300 else { return }
