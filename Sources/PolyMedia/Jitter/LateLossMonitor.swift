@@ -11,6 +11,9 @@
 // quickly, down slowly. Slowly means a couple of ms a second: a floor raised by a spread of delays falls back to where
 // the spread's next slow packet is late again, and falling 10 ms a second got there 3 s after the hold, each time
 // at the cost of a concealment, a step back and stretching (the sawtooth in docs/JITTER.md's long calls).
+// The floor is kept as the low edge it guarantees, not as a target: a packet is played in time when its delay is
+// under the low edge, and when the reference moves, that edge must move with the delays exactly. Below 80 ms the
+// band is narrower than above it, so a target shifted across 80 ms moved its low edge by less than the delays moved.
 
 /// Raises a floor under the target delay when packets arrive too late to be played; sans-IO (time passed in).
 struct LateLossMonitor {
@@ -24,10 +27,12 @@ struct LateLossMonitor {
     static let marginMilliseconds = 10.0
     /// The floor stays this long (ms) after it was last raised, then decays.
     static let holdMilliseconds = 8000.0
-    /// How fast the floor falls after the hold, ms per second.
+    /// How fast the floor's low edge falls after the hold, ms per second (the target falls up to a third faster below
+    /// 80 ms, where the band is a quarter of the target).
     static let decayPerSecond = 2.0
 
-    private var floor = HeldValue(holdMilliseconds: Self.holdMilliseconds, decayPerSecond: Self.decayPerSecond)
+    /// The low edge of the band the floor guarantees (ms); the floor is the least target with that low edge.
+    private var lowEdge = HeldValue(holdMilliseconds: Self.holdMilliseconds, decayPerSecond: Self.decayPerSecond)
     private var episodeStart = -Double.infinity
     private var lastLate = -Double.infinity
     private var previousEpisodeEnd = -Double.infinity
@@ -49,15 +54,17 @@ struct LateLossMonitor {
         let lasting = nowMs - episodeStart >= Self.burstMilliseconds
         let recurring = episodeStart - previousEpisodeEnd < Self.spikeMemoryMilliseconds
         guard lasting || recurring else { return false }
-        let target = PlayoutBand.target(lowEdge: neededDelayMs + Self.marginMilliseconds, twentyMilliseconds: 20)
-        floor.set(max(floor.value(atMs: nowMs), target), atMs: nowMs)
+        let needed = neededDelayMs + Self.marginMilliseconds
+        lowEdge.set(max(lowEdge.value(atMs: nowMs), needed), atMs: nowMs)
         raises += 1
         return true
     }
 
     /// Moves the floor by `delta` ms: the delays it is compared with are now measured from another reference.
-    mutating func shiftFloor(by delta: Double) { floor.shift(by: delta) }
+    mutating func shiftFloor(by delta: Double) { lowEdge.shift(by: delta) }
 
     /// The floor under the target delay at `nowMs` (0 when no late loss asked for one).
-    func floorMilliseconds(atMs nowMs: Double) -> Double { floor.value(atMs: nowMs) }
+    func floorMilliseconds(atMs nowMs: Double) -> Double {
+        PlayoutBand.target(lowEdge: lowEdge.value(atMs: nowMs), twentyMilliseconds: 20)
+    }
 }
