@@ -8,9 +8,10 @@
 // episode came within `spikeMemory`. Slow delay wander and route changes make packets late one after another, so
 // their episodes last and raise the floor within 60 ms of late arrivals; recurring spikes (Wi-Fi scans, handovers)
 // raise it at the second one. The floor is held for `hold` after the last raise, then falls by `decayPerSecond`: up
-// quickly, down slowly. Slowly means a couple of ms a second: a floor raised by a spread of delays falls back to where
-// the spread's next slow packet is late again, and falling 10 ms a second got there 3 s after the hold, each time
-// at the cost of a concealment, a step back and stretching (the sawtooth in docs/JITTER.md's long calls).
+// quickly, down slowly. Slowly means 1 ms a second: a floor raised by a spread of delays falls back to where the
+// spread's next slow packet is late again, and each time that costs a concealment, a step back and stretching (the
+// sawtooth in docs/JITTER.md's long calls). Falling 10 ms a second got there 3 s after the hold; 2 ms a second, still
+// often enough inside a 40 s call to leave it behind libwebrtc's steady target.
 // The floor is kept as the low edge it guarantees, not as a target: a packet is played in time when its delay is
 // under the low edge, and when the reference moves, that edge must move with the delays exactly. Below 80 ms the
 // band is narrower than above it, so a target shifted across 80 ms moved its low edge by less than the delays moved.
@@ -29,7 +30,7 @@ struct LateLossMonitor {
     static let holdMilliseconds = 8000.0
     /// How fast the floor's low edge falls after the hold, ms per second (the target falls up to a third faster below
     /// 80 ms, where the band is a quarter of the target).
-    static let decayPerSecond = 2.0
+    static let decayPerSecond = 1.0
 
     /// The low edge of the band the floor guarantees (ms); the floor is the least target with that low edge.
     private var lowEdge = HeldValue(holdMilliseconds: Self.holdMilliseconds, decayPerSecond: Self.decayPerSecond)
