@@ -5,7 +5,8 @@ Usage: bench_report.py [--logs out/bench] [--out Benchmarks/results] [--note TEX
 
 Each benchmark's log (LOGS/<name>.log) ends with `RESULT_JSON {...}`: its figures. A log without that line
 gives a "missing" entry with the reason; no figure is ever made up. LOGS/machine.txt holds the start/end time
-and load average that scripts/bench.sh recorded; the CPU model, core count and kernel are read here.
+and load average that scripts/bench.sh recorded, and LOGS/commands.txt each benchmark's command; the CPU model,
+core count and kernel are read here.
 The jitter table also reads out/jitter-eval/results.json (JitterEval's per-trace scores) when present.
 """
 
@@ -68,18 +69,9 @@ BENCHES = [
     ("FECCeiling", "libopus FEC and PLC on the play agent's stream with FEC (64 kbit/s, loss hint 5 %), perfectly "
      "timed, each lone loss decoded from its successor (six seeds): the ceiling of the ReceiverCompare FEC runs"),
 ]
-# Benchmarks whose log holds a Markdown table (lines starting with "|") to copy into the report, and the command.
-TABLES = {
-    "SenderEval": "bash Benchmarks/SenderEval/run.sh",
-    "SenderEcho": "bash Benchmarks/SenderEval/run.sh --echo --complexities 0,1,5,9 --bitrates 32000,48000,64000",
-    "EchoAiortc": ".venv/bin/python Benchmarks/SenderEval/echo_aiortc.py",
-    "ReceiverCompare": "bash Benchmarks/ReceiverCompare/run.sh --seeds 1,2,3,4,5,6,7,8,9,10,11,12",
-    "ReceiverCompareLong": "bash Benchmarks/ReceiverCompare/run.sh --scenarios jitter-40+30ms --repeat 3 "
-    "--seeds 1,2,3,4,5,6,7,8,9,10,11,12 --out out/receiver-compare-long",
-    "ReceiverCompareNoFEC": "bash Benchmarks/ReceiverCompare/run.sh --no-fec",
-    "ReceiverCompareNoFEC96k": "bash Benchmarks/ReceiverCompare/run.sh --no-fec --sender-bitrate 96000 "
-    "--sender-bandwidth fullband --scenarios loss-5pct,bursty-5pct-b3 --seeds 1,2,3,4,5,6,7,8,9,10,11,12 --out out/receiver-compare-96k",
-}
+# Benchmarks whose log holds a Markdown table (lines starting with "|") to copy into the report.
+TABLES = {"SenderEval", "SenderEcho", "EchoAiortc", "ReceiverCompare", "ReceiverCompareLong", "ReceiverCompareNoFEC",
+          "ReceiverCompareNoFEC96k"}
 
 
 def log_table(logs, name):
@@ -136,6 +128,15 @@ def read_runs(logs):
             name, *fields = line.split()
             runs[name] = dict(field.split("=", 1) for field in fields)
     return runs
+
+
+def read_commands(logs):
+    """The command each benchmark ran, as scripts/bench.sh recorded it (name, a tab, the command)."""
+    path = os.path.join(logs, "commands.txt")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as handle:
+        return dict(line.rstrip("\n").split("\t", 1) for line in handle if "\t" in line)
 
 
 def read_result(logs, name, run):
@@ -451,6 +452,7 @@ def main():
     if args.note:
         machine["note"] = args.note
     runs = read_runs(args.logs)
+    commands = read_commands(args.logs)
     results = {name: read_result(args.logs, name, runs.get(name, {})) for name, _ in BENCHES}
     jitter, seeds = jitter_scores(ROOT) or (None, [])
     warm, warm_seeds = jitter_scores(ROOT, "jitter-eval-warm") or (None, [])
@@ -497,6 +499,8 @@ def main():
         lines += ["", f"## {name}", "", what + "."]
         if "run_seconds" in result:
             lines[-1] += f" Ran {result['run_seconds']:.0f} s."
+        if name in commands:
+            lines[-1] += f" Command: `{commands[name]}`."
         lines.append("")
         if "missing" in result:
             lines.append(f"**Missing**: {result['missing']}")
@@ -509,7 +513,7 @@ def main():
         if name == "JitterEvalWarm" and warm:
             lines += [""] + jitter_table(warm, warm_seeds, "jitter-eval-warm")
         if name in TABLES:
-            lines += ["", f"Command: `{TABLES[name]}`", ""] + log_table(args.logs, name)
+            lines += [""] + log_table(args.logs, name)
         if name == "BridgeLoad" and steps and "missing" in result:
             lines += ["", "From the table in BridgeLoad's log:", "", "| calls | bridge CPU ms per call-second |", "|---|---|"]
             lines += [f"| {calls} | {cpu} |" for calls, cpu in steps]
