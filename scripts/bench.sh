@@ -23,12 +23,14 @@ if [[ ${PIPESTATUS[0]} != 0 ]]; then
 fi
 
 # run NAME COMMAND...: one benchmark, its output shown and kept; its command, duration and exit status recorded
-# (the report quotes the command as the way to reproduce the benchmark's figures).
+# (shell-quoted: the report quotes it as the way to reproduce the benchmark's figures).
 run() {
   local name=$1
   shift
   echo "== $name"
-  printf '%s\t%s\n' "$name" "$*" >>"$LOGS/commands.txt"
+  local command
+  printf -v command '%q ' "$@"
+  printf '%s\t%s\n' "$name" "${command% }" >>"$LOGS/commands.txt"
   local began=$SECONDS
   "$@" 2>&1 | tee "$LOGS/$name.log"
   local status=${PIPESTATUS[0]}
