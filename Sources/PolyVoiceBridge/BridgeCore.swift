@@ -197,6 +197,7 @@ final class BridgeCore: Sendable {
             while let output = state.reaper.pollOutput(at: now) {
                 guard let entry = state.calls.removeValue(forKey: output.callID) else { continue }
                 if let socket = entry.events { state.sockets[socket.id] = nil }
+                state.metrics.callEnded(output.reason)
                 ended.append((entry, output.reason))
             }
             return ended
@@ -234,9 +235,11 @@ final class BridgeCore: Sendable {
 
     private func finish(_ entry: CallEntry, _ reason: CallEndReason) {
         entry.events?.close(code: WebSocketClose.normal, reason: "call ended")
-        let media = entry.media?.stats
-        entry.media?.close()
-        state.withLock { $0.metrics.callEnded(reason, media: media) }
+        if let media = entry.media {
+            let stats = media.stats
+            media.close()
+            state.withLock { $0.metrics.foldEndedMedia(stats) }
+        }
         log.event(.info, "call.ended", ["callId": entry.id, "reason": reason.rawValue])
     }
 

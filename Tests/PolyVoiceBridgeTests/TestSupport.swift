@@ -20,8 +20,13 @@ final class FakeMedia: BridgeMediaSession {
     }
     let state = Mutex(State())
     let context: BridgeMediaContext
+    /// Called when the bridge closes the session (after `closed` is set).
+    let onClose: (@Sendable () -> Void)?
 
-    init(context: BridgeMediaContext) { self.context = context }
+    init(context: BridgeMediaContext, onClose: (@Sendable () -> Void)? = nil) {
+        self.context = context
+        self.onClose = onClose
+    }
 
     func applyOffer(_ sdp: String, mid: String?) async throws(BridgeMediaError) -> String {
         guard sdp.hasPrefix("v=0") else { throw .invalidSDP("line 1: expected v=0") }
@@ -41,7 +46,10 @@ final class FakeMedia: BridgeMediaSession {
 
     var stats: BridgeMediaStats { state.withLock { $0.stats } }
 
-    func close() { state.withLock { $0.closed = true } }
+    func close() {
+        state.withLock { $0.closed = true }
+        onClose?()
+    }
 
     /// Marks the session connected with a packet just received.
     func packet() {

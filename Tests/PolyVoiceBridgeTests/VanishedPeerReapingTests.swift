@@ -82,4 +82,42 @@ import Testing
         #expect(metrics.contains("polyvoice_bridge_calls_total{outcome=\"media_timeout\"} \(count)\n"))
         #expect(metrics.contains("polyvoice_bridge_active_calls 0\n"))
     }
+
+    @Test func noMetricsSnapshotShowsAReapedCallAsNeitherActiveNorEnded() throws {
+        // /metrics is read from other threads while the reaper ends calls: what a reader sees while the media
+        // session closes (between the call leaving the registry and the end of its tear-down) must already count
+        // it as ended (Benchmarks/Reaping once read `active_calls 0` with one outcome still uncounted).
+        let core = Locked<BridgeCore?>(nil)
+        let seenAtClose = Locked<[String]>([])
+        let configuration = BridgeConfiguration(
+            tokens: [TestHarness.webToken], maxCalls: 2, timeouts: Self.timeouts,
+            media: BridgeMediaFactory { context throws(BridgeMediaError) in
+                FakeMedia(context: context) {
+                    let text = core.withLock { $0 }?.metricsText() ?? ""
+                    seenAtClose.withLock { $0.append(text) }
+                }
+            },
+            log: BridgeLog(level: .error))
+        let bridge = BridgeCore(configuration: configuration, template: try AgentTemplate(configuration.agent))
+        core.withLock { $0 = bridge }
+        guard case .provisioned(let response) = bridge.provision(mode: "echo", at: .zero),
+            case .found(let entry) = bridge.authorize(response.callId, token: response.creds.token)
+        else {
+            Issue.record("the call was not set up")
+            return
+        }
+        let media = try #require(try bridge.mediaSession(for: entry) as? FakeMedia)
+        bridge.state.withLock { $0.reaper.handle(.eventsOpened(entry.id), at: .zero) }
+        media.state.withLock {
+            $0.stats.isConnected = true
+            $0.stats.lastPacketAt = .zero + .seconds(1)
+        }
+        bridge.reap(at: .zero + .seconds(1))
+        #expect(bridge.reap(at: .zero + .seconds(1) + Self.timeouts.mediaTimeout).count == 1)
+
+        let snapshots = seenAtClose.withLock { $0 }
+        try #require(snapshots.count == 1)
+        #expect(snapshots[0].contains("polyvoice_bridge_active_calls 0\n"))
+        #expect(snapshots[0].contains("polyvoice_bridge_calls_total{outcome=\"media_timeout\"} 1\n"))
+    }
 }

@@ -14,9 +14,12 @@ struct BridgeMetricsState: Sendable {
     /// Calls ended so far, whatever the outcome.
     var endedCalls: UInt64 { callsTotal.values.reduce(0, +) }
 
-    mutating func callEnded(_ reason: CallEndReason, media: BridgeMediaStats?) {
-        callsTotal[reason, default: 0] += 1
-        guard let media else { return }
+    /// Counted in the same critical section that takes the call out of the registry, so that no snapshot shows a
+    /// call neither active nor ended (a reader saw `active_calls 0` with an outcome still uncounted).
+    mutating func callEnded(_ reason: CallEndReason) { callsTotal[reason, default: 0] += 1 }
+
+    /// An ended call's media counters, folded in once its session is closed.
+    mutating func foldEndedMedia(_ media: BridgeMediaStats) {
         endedMedia.packetsReceived += media.packetsReceived
         endedMedia.packetsSent += media.packetsSent
         endedMedia.packetsLost += media.packetsLost
