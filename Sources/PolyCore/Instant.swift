@@ -57,3 +57,13 @@ extension Duration {
     /// The duration in (fractional) seconds.
     public var inSeconds: Double { Double(totalNanoseconds) / 1e9 }
 }
+
+extension Optional where Wrapped == Instant {
+    /// Keeps the earlier of this deadline and `deadline`, either of which may be absent: a core's next deadline,
+    /// taken over its timers.
+    @inlinable public mutating func formEarliest(_ deadline: Instant?) {
+        guard let deadline else { return }
+        if let current = self, current <= deadline { return }
+        self = deadline
+    }
+}

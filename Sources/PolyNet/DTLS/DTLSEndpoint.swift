@@ -95,8 +95,7 @@ public final class DTLSEndpoint {
     private let context: OpaquePointer
     private let ssl: OpaquePointer
     private let readBIO: OpaquePointer
-    private var outputs: [Output] = []
-    private var outputIndex = 0
+    private var outputs = OutputQueue<Output>()
     /// Records written by OpenSSL during the current call, packed into datagrams up to the MTU.
     private var pendingDatagram: [UInt8] = []
     private var wroteDuringCall = false
@@ -191,13 +190,7 @@ public final class DTLSEndpoint {
 
     /// The next datagram to send or event to report; nil when there is nothing more.
     public func pollOutput(at now: Instant) -> Output? {
-        guard outputIndex < outputs.count else {
-            outputs.removeAll(keepingCapacity: true)
-            outputIndex = 0
-            return nil
-        }
-        defer { outputIndex += 1 }
-        return outputs[outputIndex]
+        outputs.next()
     }
 
     /// When to call `handle(.timeout, at:)` next (a retransmission is due), or nil.

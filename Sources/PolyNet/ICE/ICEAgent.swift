@@ -19,8 +19,7 @@ public struct ICEAgent: Sendable {
     public internal(set) var selectedPair: ICESelectedPair?
 
     var random: SeededRandom
-    var outputs: [ICEOutput] = []
-    var outputHead = 0
+    var outputs = OutputQueue<ICEOutput>()
     var pairs: [CandidatePair] = []
     var transactions: [STUNTransactionID: STUNTransaction] = [:]
     var bases: [TransportAddress] = []
@@ -86,18 +85,10 @@ public struct ICEAgent: Sendable {
 
     /// The next output, after firing every timer due at `now`; nil when there is nothing to do.
     public mutating func pollOutput(at now: Instant) -> ICEOutput? {
-        if outputHead >= outputs.count, state != .closed, !idle || idleDeadline.map({ now >= $0 }) == true {
+        if outputs.isEmpty, state != .closed, !idle || idleDeadline.map({ now >= $0 }) == true {
             advance(to: now)
         }
-        guard outputHead < outputs.count else {
-            if outputHead > 0 {  // usually nothing was queued: skip the array's uniqueness check
-                outputs.removeAll(keepingCapacity: true)
-                outputHead = 0
-            }
-            return nil
-        }
-        defer { outputHead += 1 }
-        return outputs[outputHead]
+        return outputs.next()
     }
 
     /// When the agent next needs `pollOutput(at:)` even without input.
@@ -109,18 +100,15 @@ public struct ICEAgent: Sendable {
 
     private func computeNextDeadline() -> Instant? {
         var earliest: Instant?
-        func consider(_ deadline: Instant?) {
-            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-        }
-        for transaction in transactions.values { consider(transaction.nextTransmit) }
-        consider(gatheringDeadline())
-        if hasPairsToCheck { consider(nextPacedCheck) }
+        for transaction in transactions.values { earliest.formEarliest(transaction.nextTransmit) }
+        earliest.formEarliest(gatheringDeadline())
+        if hasPairsToCheck { earliest.formEarliest(nextPacedCheck) }
         if configuration.nomination == .regular, role == .controlling, !nominating, let firstValidAt,
             pairs.contains(where: { $0.state == .succeeded })
         {
-            consider(firstValidAt + configuration.nominationWait)
+            earliest.formEarliest(firstValidAt + configuration.nominationWait)
         }
-        consider(consentDeadline())
+        earliest.formEarliest(consentDeadline())
         return earliest
     }
 

@@ -17,8 +17,7 @@ public struct TURNClient: Sendable, CustomStringConvertible, CustomReflectable {
     public internal(set) var mappedAddress: TransportAddress?
 
     var random: SeededRandom
-    var outputs: [TURNOutput] = []
-    var outputHead = 0
+    var outputs = OutputQueue<TURNOutput>()
     var transactions: [STUNTransactionID: TURNTransaction] = [:]
     /// Long-term credential state, learnt from the first 401 (and 438s).
     var realm: String?
@@ -74,29 +73,18 @@ public struct TURNClient: Sendable, CustomStringConvertible, CustomReflectable {
 
     /// The next output, after firing every timer due at `now`; nil when there is nothing to do.
     public mutating func pollOutput(at now: Instant) -> TURNOutput? {
-        if outputHead >= outputs.count, !isStopped { advance(to: now) }
-        guard outputHead < outputs.count else {
-            if outputHead > 0 {
-                outputs.removeAll(keepingCapacity: true)
-                outputHead = 0
-            }
-            return nil
-        }
-        defer { outputHead += 1 }
-        return outputs[outputHead]
+        if outputs.isEmpty, !isStopped { advance(to: now) }
+        return outputs.next()
     }
 
     /// When the client next needs `pollOutput(at:)` even without input; nil once closed or failed.
     public func nextDeadline() -> Instant? {
         guard !isStopped else { return nil }
         var earliest: Instant?
-        func consider(_ deadline: Instant?) {
-            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-        }
-        for transaction in transactions.values { consider(transaction.deadline) }
-        consider(refreshAt)
-        for permission in permissions.values { consider(permission.refreshAt) }
-        for channel in channels.values { consider(channel.refreshAt) }
+        for transaction in transactions.values { earliest.formEarliest(transaction.deadline) }
+        earliest.formEarliest(refreshAt)
+        for permission in permissions.values { earliest.formEarliest(permission.refreshAt) }
+        for channel in channels.values { earliest.formEarliest(channel.refreshAt) }
         return earliest
     }
 

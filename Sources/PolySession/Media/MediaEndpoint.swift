@@ -65,8 +65,7 @@ public final class MediaEndpoint {
     public private(set) var selectedPair: ICESelectedPair?
     /// Where DTLS came from before a pair was selected (local, remote).
     var dtlsPeer: (local: TransportAddress, remote: TransportAddress)?
-    var outputs: [MediaOutput] = []
-    var outputHead = 0
+    var outputs = OutputQueue<MediaOutput>()
     /// `dtls.nextDeadline()` as of the last call into `dtls` (each is followed by `pumpDTLS`, which refreshes
     /// it). Read after every packet and tick: asking the rarely touched DTLS object itself missed the cache.
     var dtlsDeadline: Instant?
@@ -226,30 +225,19 @@ public final class MediaEndpoint {
 
     /// The next output, after firing every timer due at `now`; nil when there is nothing to do.
     public func pollOutput(at now: Instant) -> MediaOutput? {
-        if outputHead >= outputs.count, !isClosed { advance(to: now) }
-        guard outputHead < outputs.count else {
-            if outputHead > 0 {  // often nothing was queued: skip the array's uniqueness check
-                outputs.removeAll(keepingCapacity: true)
-                outputHead = 0
-            }
-            return nil
-        }
-        defer { outputHead += 1 }
-        return outputs[outputHead]
+        if outputs.isEmpty, !isClosed { advance(to: now) }
+        return outputs.next()
     }
 
     /// When the endpoint next needs `handle(.timeout)` / `pollOutput` even without input.
     public func nextDeadline() -> Instant? {
         guard !isClosed else { return nil }
         var earliest = Self.nextDeadline(of: &ice)
-        func consider(_ deadline: Instant?) {
-            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-        }
-        consider(dtlsDeadline)
-        if !relays.isEmpty { consider(relaysDeadline()) }
+        earliest.formEarliest(dtlsDeadline)
+        if !relays.isEmpty { earliest.formEarliest(relaysDeadline()) }
         if srtp != nil {
-            consider(rtcp.nextDeadline())
-            if flowing, !stalled, let lastMediaAt { consider(lastMediaAt + configuration.stallTimeout) }
+            earliest.formEarliest(rtcp.nextDeadline())
+            if flowing, !stalled, let lastMediaAt { earliest.formEarliest(lastMediaAt + configuration.stallTimeout) }
         }
         return earliest
     }

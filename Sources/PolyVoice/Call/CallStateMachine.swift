@@ -26,7 +26,7 @@ public struct CallStateMachine: Sendable {
     public private(set) var capabilities: BridgeCapabilities?
 
     private var random: SeededRandom
-    private var outputs: [CallOutput] = []
+    private var outputs = OutputQueue<CallOutput>()
 
     // Resources that exist and must be torn down.
     private var provisionRequested = false
@@ -105,7 +105,7 @@ public struct CallStateMachine: Sendable {
     /// The next output, or nil when there is nothing to do until the next input or deadline.
     public mutating func pollOutput(at now: Instant) -> CallOutput? {
         fireTimers(at: now)
-        return outputs.isEmpty ? nil : outputs.removeFirst()
+        return outputs.next()
     }
 
     /// When `pollOutput(at:)` must be called even without input; nil when no timer runs.

@@ -104,10 +104,9 @@ public final class SimulatedNetwork: SimulationParticipant {
     // MARK: SimulationParticipant
 
     public func nextDeadline() -> Instant? {
-        var earliest = [inFlight.nextDue, addressChanges.nextDue].compactMap { $0 }.min()
-        for host in hosts {
-            if let due = host.node.nextDeadline(), earliest.map({ due < $0 }) ?? true { earliest = due }
-        }
+        var earliest = inFlight.nextDue
+        earliest.formEarliest(addressChanges.nextDue)
+        for host in hosts { earliest.formEarliest(host.node.nextDeadline()) }
         return earliest
     }
 
