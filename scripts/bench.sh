@@ -71,10 +71,11 @@ run SenderEval bash Benchmarks/SenderEval/run.sh
 run SenderEcho bash Benchmarks/SenderEval/run.sh --echo --complexities 0,1,5,9 --bitrates 32000,48000,64000
 run EchoAiortc .venv/bin/python Benchmarks/SenderEval/echo_aiortc.py
 # Issue 21: our receiver beside libwebrtc (headless Chromium) on one play agent and one impairment relay; the
-# sender codes one stream for both receivers, with FEC for the scenario's mean loss (`--agent-loss-hint`; 12 seeds:
-# one call's PESQ varies by up to 0.4 from when packets meet the playout clock, so fewer resolve nothing), then
-# without FEC (PLC only, 3 seeds).
-run ReceiverCompare bash Benchmarks/ReceiverCompare/run.sh --seeds 1,2,3,4,5,6,7,8,9,10,11,12
+# sender codes one stream for both receivers, with FEC for the scenario's mean loss (`--agent-loss-hint`; 24 seeds:
+# one onset event moves a 14 s call's PESQ by up to a point, and with 12 the jitter verdict's sign was chance,
+# docs/JITTER.md, 2026-12-07), then without FEC (PLC only, 3 seeds).
+run ReceiverCompare bash Benchmarks/ReceiverCompare/run.sh \
+    --seeds 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24
 # A 40 s call (the speech said three times): the buffers' holds lapse inside it, 8-10 s after the last late packet,
 # which the 14 s calls above show only in their last utterance (docs/JITTER.md, "A long call").
 run ReceiverCompareLong bash Benchmarks/ReceiverCompare/run.sh --scenarios jitter-40+30ms --repeat 3 \
