@@ -7,7 +7,8 @@ bash scripts/build.sh
 # POLYVOICE_DEVICE_TEST=1 the device tests run (and fail if no device appears) instead of skipping.
 eval "$(bash scripts/pulse-null.sh start)"
 trap 'bash scripts/pulse-null.sh stop' EXIT
-# The later steps run even when a suite fails, so one run reports everything.
+# The later steps run even when a suite fails, so one run reports everything. Serially: the suites start real
+# bridges, coturn, Chromium and real-time calls, and all of them at once on two cores time out (plain `swift test`).
 set +e
 POLYVOICE_DEVICE_TEST=1 swift test --skip-build --no-parallel 2>&1 | grep -vE 'prohibited flag'
 tests=${PIPESTATUS[0]}
