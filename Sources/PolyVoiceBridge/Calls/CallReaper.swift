@@ -50,7 +50,7 @@ public struct CallReaper: Sendable {
 
     public let timeouts: Timeouts
     private var entries: [String: Entry] = [:]
-    private var pending: [Ended] = []
+    private var pending = OutputQueue<Ended>()
     /// No entry's deadline comes before this (nil: none can expire). Inputs only lower it; `expire` makes it
     /// exact again when it scans.
     private var expiryBound: Instant?
@@ -88,13 +88,13 @@ public struct CallReaper: Sendable {
     /// The next call to end, if any (call until nil).
     public mutating func pollOutput(at now: Instant) -> Ended? {
         expire(at: now)
-        return pending.isEmpty ? nil : pending.removeFirst()
+        return pending.next()
     }
 
     /// When the earliest deadline falls (nil with no calls).
     public func nextDeadline() -> Instant? {
         var earliest: Instant?
-        for entry in entries.values { earliest = Self.earlier(earliest, deadline(entry)) }
+        for entry in entries.values { earliest.formEarliest(deadline(entry)) }
         return earliest
     }
 
@@ -104,21 +104,15 @@ public struct CallReaper: Sendable {
         if entry.lastMedia == nil || !entry.eventsEverOpened {
             earliest = entry.created + timeouts.setupTimeout
         }
-        if let closed = entry.eventsClosedAt { earliest = Self.earlier(earliest, closed + timeouts.resumeGrace) }
-        if let media = entry.lastMedia { earliest = Self.earlier(earliest, media + timeouts.mediaTimeout) }
+        if let closed = entry.eventsClosedAt { earliest.formEarliest(closed + timeouts.resumeGrace) }
+        if let media = entry.lastMedia { earliest.formEarliest(media + timeouts.mediaTimeout) }
         return earliest
-    }
-
-    private static func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
-        guard let a else { return b }
-        guard let b else { return a }
-        return min(a, b)
     }
 
     /// An input changed the entry: its deadline may now come before `expiryBound`.
     private mutating func noteDeadline(of id: String) {
         guard let entry = entries[id] else { return }
-        expiryBound = Self.earlier(expiryBound, deadline(entry))
+        expiryBound.formEarliest(deadline(entry))
     }
 
     private func reason(_ entry: Entry, at now: Instant) -> CallEndReason? {
@@ -141,7 +135,7 @@ public struct CallReaper: Sendable {
             if let reason = reason(entry, at: now) {
                 due.append((id, reason))
             } else {
-                next = Self.earlier(next, deadline(entry))
+                next.formEarliest(deadline(entry))
             }
         }
         expiryBound = next
