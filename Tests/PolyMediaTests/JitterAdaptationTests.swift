@@ -17,7 +17,7 @@ import Testing
         let packets = trace(count: 600) { $0 < 200 ? 30 : 110 }
         var lateAtSix: UInt64 = 0
         var concealedAtSix: UInt64 = 0
-        let run = runTrace(packets, durationMs: 12_000) { pull, buffer in
+        let run = runTrace(packets, durationMs: 12_000, configuration: .withoutStartDelay) { pull, buffer in
             if pull == 600 {
                 lateAtSix = buffer.statistics.latePackets
                 concealedAtSix = buffer.statistics.concealedSamples
@@ -39,7 +39,7 @@ import Testing
         // below the target. The floor must cover what they needed (their delay of about 80 ms over the reference,
         // a pull of decoded audio, the margin and the band below the target), not the target in force plus their
         // lateness, which would count the distance between playout and target twice (about 165 ms here).
-        var configuration = JitterBufferConfiguration()
+        var configuration = JitterBufferConfiguration.withoutStartDelay  // the step is inside its hold
         configuration.fecHoldFraction = 5
         let packets = trace(count: 400) { $0 < 105 ? 30 : 110 }.filter { $0.index != 100 }
         var targetAtStep = 0.0
@@ -82,7 +82,8 @@ import Testing
             return 30
         }
         var lateAfterSecond: UInt64 = 0
-        let run = runTrace(packets, durationMs: 14_000) { pull, buffer in
+        // Without the start delay: with no pause in the tone to take it back, it would ride out the second stall too.
+        let run = runTrace(packets, durationMs: 14_000, configuration: .withoutStartDelay) { pull, buffer in
             if pull == 5300 / 10 { lateAfterSecond = buffer.statistics.latePackets }
         }
         #expect(run.targetMs[95 * 2] < 40)

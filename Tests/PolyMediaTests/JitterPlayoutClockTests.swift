@@ -42,7 +42,8 @@ import Testing
 
     @Test func underflowsStartingMidCallRaiseTheTargetWithinASecondAndStop() {
         // Clean for 5 s with the arrivals right before the tick, then the sender's ticks start running late.
-        var scenario = PlayoutClockScenario(arrivalPhaseMs: 19)
+        // Without the start delay: with no pause in the tone to take it back, its delay would absorb the late ticks.
+        var scenario = PlayoutClockScenario(arrivalPhaseMs: 19, configuration: .withoutStartDelay)
         scenario.seed = 300
         var sent = 0
         scenario.sendLateMs = { random in
@@ -97,7 +98,9 @@ import Testing
 
     @Test func cleanClockedPlayoutConcealsNothingWithLowDelay() {
         for phase in stride(from: 0.5, to: 20, by: 2.5) {
-            let run = runPlayoutClock(PlayoutClockScenario(arrivalPhaseMs: phase, seconds: 10))
+            // The clock's own delay; with no pause in the tone the start delay would stay (JitterStartDelayTests).
+            let run = runPlayoutClock(
+                PlayoutClockScenario(arrivalPhaseMs: phase, seconds: 10, configuration: .withoutStartDelay))
             #expect(run.statistics.concealedSamples == 0)
             #expect(run.statistics.meanDelayMilliseconds <= 40)
             #expect(run.targetMs.last! < 20)

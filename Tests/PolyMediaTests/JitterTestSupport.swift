@@ -148,3 +148,13 @@ func measuredPeriod(_ x: ArraySlice<Int16>) -> Double? {
     guard crossings.count >= 3 else { return nil }
     return (crossings.last! - crossings.first!) / Double(crossings.count - 1)
 }
+
+extension JitterBufferConfiguration {
+    /// The defaults without the start delay: for tests of a rule that acts in a stream's first seconds, where the
+    /// start delay's floor (`JitterStartDelayTests`) would otherwise set the target.
+    static var withoutStartDelay: JitterBufferConfiguration {
+        var configuration = JitterBufferConfiguration()
+        configuration.startDelay = .zero
+        return configuration
+    }
+}

@@ -63,6 +63,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     private var stretchBudget = 0.0
     /// The delay fell below the band and has not yet reached the target: pauses are expanded (`stretchIfNeeded`).
     private var growing = false
+    private var start: StartDelay
     private var pauses: PauseDetector
     private var lastLoss: Instant?
     private var lastLate: Instant?
@@ -101,6 +102,8 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         aheadScratch = ScratchBuffer(count: longestPacket)
         stretchScratch = ScratchBuffer(count: longestPacket + 2 * TimeStretcher.maximumLag)
         pauses = PauseDetector(sampleRate: configuration.sampleRate)
+        start = StartDelay(
+            floorMilliseconds: limits.startDelayMilliseconds, holdNanoseconds: limits.startDelayHoldNanoseconds)
         // 341 ms at any rate (16384 samples at 48 kHz): far more than a pull leaves queued (a frame, one decoded
         // packet and a stretch).
         queue = SampleQueue(capacity: 16384 * configuration.sampleRate / 48_000)
@@ -139,6 +142,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         arrival: Instant, at now: Instant
     ) {
         self.now = max(self.now, now)
+        start.noteArrival(at: self.now)
         if let current = self.ssrc, current != ssrc { resetStream() }
         self.ssrc = ssrc
         var timestamp = unwrap(rtpTimestamp)
@@ -401,7 +405,9 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
         // 10 ms in a pause, 25 ms in speech (PESQ sees a warped utterance), or every small fall of the target (a
         // floor decaying) would be stretched out again.
         let margin = Double(limits.samples(milliseconds: pause ? 10 : 25))
-        let tooHigh = filteredLevel > band.high + margin
+        let startTakeBack = start.takeBackDue(
+            level: filteredLevel, target: band.target, fiveMs: Double(limits.samples(milliseconds: 5)), at: now)
+        let tooHigh = filteredLevel > band.high + margin || (pause && startTakeBack)
         guard tooHigh || tooLow else { return (block.count, .normal) }
         // Decided before the pitch search, which is the costliest step of playout.
         guard var lag = TimeStretcher.stretchLag(block) else { return (block.count, .normal) }
@@ -639,7 +645,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
     /// The target delay in nanoseconds (`targetDelay` without `Duration` arithmetic).
     private var targetNanoseconds: Int64 {
         let parts = targetParts
-        let ms = max(parts.spreadMs + parts.headroomMs + parts.lossHoldMs, parts.lateLossFloorMs)
+        let ms = max(parts.spreadMs + parts.headroomMs + parts.lossHoldMs, parts.lateLossFloorMs, parts.startFloorMs)
         let bounded = min(max(ms, limits.minimumDelayMilliseconds), limits.maximumDelayMilliseconds)
         return Int64(bounded * 1000) * 1000  // whole microseconds
     }
@@ -662,6 +668,7 @@ public struct JitterBuffer<Decoder: PlayoutDecoder> {
             spreadMs: estimator.requiredMilliseconds + frameMilliseconds,
             headroomMs: Double(heldHeadroom) * 1000 / rate,
             lossHoldMs: lossHold, lateLossFloorMs: lateLoss.floorMilliseconds(atMs: now.milliseconds),
+            startFloorMs: start.floorMilliseconds(at: now),
             playoutDelayMs: filteredLevel * 1000 / rate)
     }
 

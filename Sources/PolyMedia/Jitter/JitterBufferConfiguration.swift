@@ -12,6 +12,11 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     /// Bounds of the target delay.
     public var minimumDelay: Duration = .milliseconds(10)
     public var maximumDelay: Duration = .milliseconds(400)
+    /// For `startDelayHold` after a stream's first packet the target is at least this (the spread of arrivals is
+    /// not yet measured); afterwards pauses take the delay back down (`StartDelay`). Only with time-stretching
+    /// (`maximumStretchRatio` above 0): without it nothing would take that delay back. `.zero` turns it off.
+    public var startDelay: Duration = .milliseconds(40)
+    public var startDelayHold: Duration = .seconds(4)
     /// How long concealment may wait for a late packet (adding delay) before skipping past it. Off by default:
     /// on the evaluation traces, waiting cost more (in later acceleration) than the late audio it saved.
     public var stallLimit: Duration = .zero

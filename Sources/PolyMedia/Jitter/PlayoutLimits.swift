@@ -20,6 +20,9 @@ struct PlayoutLimits {
     let maximumHeadroomSamples: Int
     let minimumDelayMilliseconds: Double
     let maximumDelayMilliseconds: Double
+    /// `startDelay` in milliseconds, 0 without time-stretching (nothing could take it back).
+    let startDelayMilliseconds: Double
+    let startDelayHoldNanoseconds: Int64
 
     init(_ configuration: JitterBufferConfiguration) {
         sampleRate = configuration.sampleRate
@@ -37,6 +40,8 @@ struct PlayoutLimits {
         maximumHeadroomSamples = samples(.milliseconds(60))
         minimumDelayMilliseconds = configuration.minimumDelay.inMilliseconds
         maximumDelayMilliseconds = configuration.maximumDelay.inMilliseconds
+        startDelayMilliseconds = configuration.maximumStretchRatio > 0 ? configuration.startDelay.inMilliseconds : 0
+        startDelayHoldNanoseconds = configuration.startDelayHold.totalNanoseconds
     }
 
     /// Whole samples in `nanoseconds`.

@@ -88,12 +88,15 @@ private func runJitterSim(_ arguments: [String]) throws -> Int32 {
     try WAVFile(sampleRate: 48000, layout: .mono, samples: .int16(result.output))
         .write(to: URL(fileURLWithPath: outputPath))
     if let timelinePath = args.string("timeline") {
-        var text = "time_ms,target_ms,level_ms,operation,spread_ms,headroom_ms,loss_hold_ms,floor_ms,playout_delay_ms\n"
+        var text =
+            "time_ms,target_ms,level_ms,operation,spread_ms,headroom_ms,loss_hold_ms,floor_ms,playout_delay_ms,"
+            + "start_floor_ms\n"
         for point in result.timeline {
             let parts = point.targetParts.map {
-                "\($0.spreadMs),\($0.headroomMs),\($0.lossHoldMs),\($0.lateLossFloorMs),\($0.playoutDelayMs)"
+                "\($0.spreadMs),\($0.headroomMs),\($0.lossHoldMs),\($0.lateLossFloorMs),\($0.playoutDelayMs),"
+                    + "\($0.startFloorMs)"
             }
-            text += "\(point.timeMs),\(point.targetDelayMs),\(point.levelMs),\(point.operation),\(parts ?? ",,,,")\n"
+            text += "\(point.timeMs),\(point.targetDelayMs),\(point.levelMs),\(point.operation),\(parts ?? ",,,,,")\n"
         }
         try text.write(toFile: timelinePath, atomically: true, encoding: .utf8)
     }
