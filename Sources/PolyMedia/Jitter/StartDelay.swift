@@ -21,7 +21,8 @@ struct StartDelay {
         takenBack = floorMilliseconds <= 0 || holdNanoseconds <= 0
     }
 
-    /// A packet arrived at `now`; the first one starts the hold.
+    /// A packet arrived at `now`; the buffer's first one starts the hold. A new SSRC does not start it again: the
+    /// histograms it stands in for are kept across streams too (`resetStream`).
     mutating func noteArrival(at now: Instant) {
         if firstArrival == nil { firstArrival = now }
     }
